@@ -1,0 +1,34 @@
+/**
+ * organization — the tenant. Every other resource hangs off one, directly or through its parent.
+ * The spec only references it; the fields below are what the rest of the spec implies.
+ */
+import { check, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { boolean, booleanCheck, id, lengthBetween, matchesCharacters, timestamps, uuidV7Check } from './columns.ts';
+
+export const organization = sqliteTable(
+  'organization',
+  {
+    id: id(),
+    name: text('name').notNull(),
+    /** Name given to the first environment of every new project. Same format as environment.name. */
+    defaultEnvironmentName: text('default_environment_name').notNull().default('production'),
+    /** Principals get `<username>_<11 random chars>` as their applied username. */
+    isRandomizeUsernames: boolean('is_randomize_usernames').notNull().default(false),
+    /** Allows deploy hooks in service options. */
+    isDeployHooksEnabled: boolean('is_deploy_hooks_enabled').notNull().default(false),
+    /** Compose host-access opt-in (host network, privileged mounts and the like). */
+    isHostAccessAllowed: boolean('is_host_access_allowed').notNull().default(false),
+    ...timestamps(),
+  },
+  (t) => [
+    uuidV7Check('organization', t.id),
+    check('organization_name_length', lengthBetween(t.name, 1, 255)),
+    check('organization_default_environment_name_format', matchesCharacters(t.defaultEnvironmentName, 'A-Za-z0-9 ._/-', 255)),
+    booleanCheck('organization', t.isRandomizeUsernames),
+    booleanCheck('organization', t.isDeployHooksEnabled),
+    booleanCheck('organization', t.isHostAccessAllowed),
+  ],
+);
+
+export type Organization = typeof organization.$inferSelect;
+export type NewOrganization = typeof organization.$inferInsert;

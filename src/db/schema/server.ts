@@ -1,0 +1,55 @@
+/**
+ * server — a machine running the Panel daemon. The spec only references it; the fields below are
+ * what enrollment and the daemon hello need (ARCHITECTURE.md §6).
+ *
+ * Deleting an organization cascades to its servers; the database still refuses it while an
+ * environment pin or a container (both restrict) points at one of them.
+ */
+import { sql } from 'drizzle-orm';
+import { check, index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { boolean, booleanCheck, enumCheck, id, lengthBetween, timestampMs, timestamps, uuidV7Check } from './columns.ts';
+import { organization } from './organization.ts';
+
+export const serverStatuses = ['pending', 'connected', 'disconnected'] as const;
+export type ServerStatus = (typeof serverStatuses)[number];
+
+export const server = sqliteTable(
+  'server',
+  {
+    id: id(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organization.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** As announced in the daemon hello; null until the first hello. */
+    hostname: text('hostname'),
+    /** /etc/machine-id of the host as announced in the hello; identifies reconnects. */
+    machineId: text('machine_id'),
+    /** The daemon on the control plane's own host, connected over the unix socket. */
+    isLocal: boolean('is_local').notNull().default(false),
+    status: text('status', { enum: serverStatuses }).notNull().default('pending'),
+    lastSeenAt: timestampMs('last_seen_at'),
+    /** The daemon's X25519 public key (pndaemon envelopes are sealed to it). */
+    publicKey: text('public_key'),
+    /** Hash of the daemon's bearer credential; null before enrollment completes. */
+    credentialHash: text('credential_hash'),
+    ...timestamps(),
+  },
+  (t) => [
+    uuidV7Check('server', t.id),
+    check('server_name_length', lengthBetween(t.name, 1, 255)),
+    booleanCheck('server', t.isLocal),
+    enumCheck('server', t.status, serverStatuses),
+    // The local slot collapses to a single server record for the whole installation.
+    uniqueIndex('server_one_local').on(t.isLocal).where(sql`${t.isLocal} = 1`),
+    // One canonical record per machine and organization: reconnects never add a second row.
+    uniqueIndex('server_organization_id_machine_id_unique')
+      .on(t.organizationId, t.machineId)
+      .where(sql`${t.machineId} IS NOT NULL`),
+    uniqueIndex('server_credential_hash_unique').on(t.credentialHash).where(sql`${t.credentialHash} IS NOT NULL`),
+    index('server_organization_id_index').on(t.organizationId),
+  ],
+);
+
+export type Server = typeof server.$inferSelect;
+export type NewServer = typeof server.$inferInsert;
