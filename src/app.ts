@@ -1,0 +1,64 @@
+import type { Database } from 'bun:sqlite';
+import { openapi } from '@elysiajs/openapi';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import { Elysia } from 'elysia';
+import type { Config } from './config.ts';
+import type { Db } from './db/client.ts';
+import { toErrorResponse } from './http/errors.ts';
+import { healthRoutes } from './http/health.ts';
+import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/request.ts';
+import { referenceRoutes } from './http/reference.ts';
+import { surfaces } from './http/surfaces.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
+import { PANEL_VERSION } from './version.ts';
+
+/** Everything the server needs, passed in: tests build their own, nothing is a module singleton. */
+export interface AppDeps {
+  config: Config;
+  sqlite: Database;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Builds one server instance. `panel serve` builds two from this factory (TCP and the daemon
+ * unix socket) because one Elysia instance listening twice breaks WebSocket on the first.
+ */
+export function buildApp(deps: AppDeps) {
+  const { config, logger } = deps;
+  return new Elysia({ name: 'panel', normalize: false })
+    .onRequest(({ request, set }) => {
+      set.headers['x-request-id'] = assignRequestId(request);
+    })
+    .onParse({ as: 'global' }, ({ request, contentType }) => parseJsonBody(request, contentType, config.maxBodyBytes))
+    .onError({ as: 'global' }, ({ error, code, request, set }) => {
+      const requestId = requestIdOf(request);
+      const { status, body } = toErrorResponse(error, code, requestId, logger);
+      set.status = status;
+      set.headers['x-request-id'] = requestId;
+      set.headers['content-type'] = 'application/json';
+      return body;
+    })
+    .use(
+      openapi({
+        path: '/api/reference',
+        specPath: '/api/openapi.json',
+        provider: null,
+        mapJsonSchema: { valibot: toJsonSchema },
+        documentation: {
+          info: {
+            title: 'Panel API',
+            version: PANEL_VERSION,
+            description: 'Self-hosted deployment control plane. Errors share one body: {"error": {"code", "message", "path"?, "requestId"}}.',
+          },
+        },
+      }),
+    )
+    .use(healthRoutes(deps.sqlite))
+    .use(referenceRoutes)
+    .use(surfaces(deps));
+}
+
+export type App = ReturnType<typeof buildApp>;

@@ -1,0 +1,172 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+export type Runtime = 'self-hosted' | 'development';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface Config {
+  dataDir: string;
+  databaseFile: string;
+  host: string;
+  port: number;
+  publicUrl: string;
+  /** The root key ring text (design §5); parsed by src/crypto/keyring.ts. */
+  secrets: string;
+  runtime: Runtime;
+  isSignupEnabled: boolean;
+  daemonSocket: string;
+  logLevel: LogLevel;
+  maxBodyBytes: number;
+}
+
+/** Thrown when the environment holds bad values; main prints every problem and exits non-zero. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Where a development key ring is kept when PANEL_SECRETS is unset. */
+export const DEV_SECRETS_FILE = 'secrets.key';
+/** Unix socket paths are limited to 107 bytes by the kernel (sun_path). */
+const MAX_SOCKET_PATH = 107;
+
+/**
+ * Reads the configuration from the environment. Every problem is collected so one start shows
+ * them all. `generateKeyRing` is injected to keep this module free of the crypto dependency.
+ */
+export function loadConfig(env: Env, generateKeyRing: () => string): Config {
+  const problems: string[] = [];
+  const text = (name: string) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const runtimeText = text('PANEL_RUNTIME') ?? 'self-hosted';
+  if (runtimeText !== 'self-hosted' && runtimeText !== 'development') {
+    problems.push(`PANEL_RUNTIME must be "self-hosted" or "development", got "${runtimeText}"`);
+  }
+  const runtime = runtimeText === 'development' ? 'development' : 'self-hosted';
+
+  const dataDir = resolve(text('PANEL_DATA_DIR') ?? './data');
+  const host = text('PANEL_HOST') ?? '127.0.0.1';
+  const port = parsePort(text('PANEL_PORT') ?? '3000', problems);
+  const publicUrl = parsePublicUrl(text('PANEL_PUBLIC_URL'), host, port, problems);
+  const isSignupEnabled = parseBoolean('PANEL_IS_SIGNUP_ENABLED', text('PANEL_IS_SIGNUP_ENABLED'), problems);
+  const logLevel = parseLogLevel(text('PANEL_LOG_LEVEL') ?? 'info', problems);
+  const maxBodyBytes = parsePositiveInt('PANEL_MAX_BODY_BYTES', text('PANEL_MAX_BODY_BYTES') ?? String(1024 * 1024), problems);
+
+  const socketText = text('PANEL_DAEMON_SOCKET') ?? join(dataDir, 'daemon.sock');
+  const daemonSocket = isAbsolute(socketText) ? socketText : resolve(socketText);
+  if (Buffer.byteLength(daemonSocket) > MAX_SOCKET_PATH) {
+    problems.push(`PANEL_DAEMON_SOCKET is longer than ${MAX_SOCKET_PATH} bytes: ${daemonSocket}`);
+  }
+
+  let secrets = text('PANEL_SECRETS');
+  const secretsFile = text('PANEL_SECRETS_FILE');
+  if (secrets === undefined && secretsFile !== undefined) {
+    secrets = readKeyRingFile(resolve(secretsFile), problems);
+  } else if (secrets === undefined && runtime === 'development') {
+    secrets = problems.length === 0 ? ensureKeyRingFile(join(dataDir, DEV_SECRETS_FILE), generateKeyRing) : '';
+  } else if (secrets === undefined) {
+    problems.push('PANEL_SECRETS (or PANEL_SECRETS_FILE) is required in the self-hosted runtime');
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    dataDir,
+    databaseFile: join(dataDir, 'panel.db'),
+    host,
+    port,
+    publicUrl,
+    secrets: secrets ?? '',
+    runtime,
+    isSignupEnabled,
+    daemonSocket,
+    logLevel,
+    maxBodyBytes,
+  };
+}
+
+function parsePort(value: string, problems: string[]): number {
+  const port = Number(value);
+  // 0 asks the kernel for a free port (used by tests and benchmarks).
+  if (!/^\d+$/.test(value) || port > 65535) {
+    problems.push(`PANEL_PORT must be an integer from 0 to 65535, got "${value}"`);
+    return 0;
+  }
+  return port;
+}
+
+function parsePositiveInt(name: string, value: string, problems: string[]): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1) {
+    problems.push(`${name} must be a positive integer, got "${value}"`);
+    return 1;
+  }
+  return number;
+}
+
+function parseBoolean(name: string, value: string | undefined, problems: string[]): boolean {
+  if (value === undefined) return false;
+  const lower = value.toLowerCase();
+  if (['true', '1', 'yes'].includes(lower)) return true;
+  if (['false', '0', 'no'].includes(lower)) return false;
+  problems.push(`${name} must be true or false, got "${value}"`);
+  return false;
+}
+
+function parseLogLevel(value: string, problems: string[]): LogLevel {
+  const levels: LogLevel[] = ['debug', 'info', 'warn', 'error'];
+  if (levels.includes(value as LogLevel)) return value as LogLevel;
+  problems.push(`PANEL_LOG_LEVEL must be one of ${levels.join(', ')}, got "${value}"`);
+  return 'info';
+}
+
+function parsePublicUrl(value: string | undefined, host: string, port: number, problems: string[]): string {
+  if (value === undefined) {
+    const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+    return `http://${shownHost}:${port}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push(`PANEL_PUBLIC_URL must be an absolute http(s) URL, got "${value}"`);
+    return value;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    problems.push(`PANEL_PUBLIC_URL must use http or https, got "${url.protocol}"`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    problems.push('PANEL_PUBLIC_URL must be an origin only (scheme, host and port), without path, query or credentials');
+  }
+  return url.origin;
+}
+
+function readKeyRingFile(file: string, problems: string[]): string | undefined {
+  try {
+    const ring = readFileSync(file, 'utf8').trim();
+    if (ring === '') problems.push(`PANEL_SECRETS_FILE ${file} is empty`);
+    return ring;
+  } catch (error) {
+    problems.push(`PANEL_SECRETS_FILE ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
+}
+
+/**
+ * Returns the key ring kept in `file`, generating it once (mode 0600) when it does not exist.
+ * Used for the development runtime and the `npm start` trial; production keeps the ring in
+ * /etc/panel/panel.env, away from the data it protects.
+ */
+export function ensureKeyRingFile(file: string, generateKeyRing: () => string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, `${generateKeyRing()}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return readFileSync(file, 'utf8').trim();
+}

@@ -1,0 +1,122 @@
+import { describe, expect, test } from 'bun:test';
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import { createTestApp } from '../../test/harness.ts';
+import { PANEL_VERSION } from '../version.ts';
+
+describe('health', () => {
+  test('answers 200 with status and version', async () => {
+    const { request } = createTestApp();
+    const res = await request('GET', '/api/health');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'ok', version: PANEL_VERSION });
+  });
+
+  test('answers 503 when the database cannot answer', async () => {
+    const { request, sqlite } = createTestApp();
+    sqlite.close();
+    const res = await request('GET', '/api/health');
+    expect(res.status).toBe(503);
+    expect(res.json.status).toBe('unavailable');
+  });
+});
+
+describe('API description', () => {
+  test('openapi.json is OpenAPI 3.1 and lists the health probe', async () => {
+    const { request } = createTestApp();
+    const res = await request('GET', '/api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.json.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(res.json.info.title).toBe('Panel API');
+    expect(res.json.paths['/api/health'].get).toBeDefined();
+  });
+
+  test('the reference viewer is served locally and points at /api/openapi.json', async () => {
+    const { request } = createTestApp();
+    const page = await request('GET', '/api/reference');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain("url: '/api/openapi.json'");
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const bundle = await request('GET', '/api/reference/scalar.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.text.length).toBeGreaterThan(100_000);
+  });
+});
+
+describe('one error body', () => {
+  const withEchoRoute = (maxBodyBytes?: number) => {
+    const harness = createTestApp(maxBodyBytes ? { maxBodyBytes } : {});
+    harness.app.use(
+      new Elysia().post('/api/client/v1/test-echo', ({ body }) => body, {
+        body: v.object({ name: v.pipe(v.string(), v.minLength(2)), nested: v.optional(v.object({ port: v.number() })) }),
+      }),
+    );
+    return harness;
+  };
+
+  test('an unknown route answers 404 with the error body and the request id', async () => {
+    const { request } = createTestApp();
+    for (const path of ['/api/nope', '/api/client/v1/nothing-here', '/api/install/v1/x', '/api/daemon/v1/x']) {
+      const res = await request('GET', path);
+      expect(res.status).toBe(404);
+      expect(res.json.error.code).toBe('not_found');
+      expect(res.json.error.requestId).toBe(res.headers.get('x-request-id')!);
+    }
+  });
+
+  test('every response carries a fresh request id', async () => {
+    const { request } = createTestApp();
+    const a = await request('GET', '/api/health');
+    const b = await request('GET', '/api/health');
+    expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+  });
+
+  test('malformed JSON answers 400 invalid_json', async () => {
+    const { request } = withEchoRoute();
+    const res = await request('POST', '/api/client/v1/test-echo', '{"name":');
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('invalid_json');
+  });
+
+  test('a body that fails validation answers 422 with the path of the field', async () => {
+    const { request } = withEchoRoute();
+    const res = await request('POST', '/api/client/v1/test-echo', { name: 'ok', nested: { port: 'x' } });
+    expect(res.status).toBe(422);
+    expect(res.json.error).toMatchObject({ code: 'validation_failed', path: 'nested.port' });
+  });
+
+  test('a body over the cap answers 413, declared or streamed', async () => {
+    const { app, request } = withEchoRoute(64);
+    const declared = await request('POST', '/api/client/v1/test-echo', { name: 'x'.repeat(100) });
+    expect(declared.status).toBe(413);
+    expect(declared.json.error.code).toBe('payload_too_large');
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`{"name":"${'y'.repeat(100)}"}`));
+        controller.close();
+      },
+    });
+    const streamed = await app.handle(
+      new Request('http://localhost/api/client/v1/test-echo', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } }),
+    );
+    expect(streamed.status).toBe(413);
+  });
+
+  test('a non-JSON body answers 415', async () => {
+    const { request } = withEchoRoute();
+    const res = await request('POST', '/api/client/v1/test-echo', 'name=ab', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expect(res.json.error.code).toBe('unsupported_media_type');
+  });
+
+  test('an unexpected error answers 500 without its message', async () => {
+    const { app, request } = createTestApp();
+    app.use(new Elysia().get('/api/client/v1/test-boom', () => { throw new Error('secret detail'); }));
+    const res = await request('GET', '/api/client/v1/test-boom');
+    expect(res.status).toBe(500);
+    expect(res.json.error.code).toBe('internal_error');
+    expect(res.text).not.toContain('secret detail');
+  });
+});

@@ -1,0 +1,45 @@
+import { Elysia } from 'elysia';
+import { gzipSync } from 'node:zlib';
+// Embedded into the executable by `bun build --compile`; a plain path when run from source.
+import scalarBundlePath from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'file' };
+
+/**
+ * The interactive API reference, served entirely from the executable: the Scalar viewer's
+ * standalone bundle and a page pointing it at /api/openapi.json explicitly (its default relative
+ * URL resolves wrongly under /api/). Fonts are off so the page makes no outside request.
+ */
+const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Panel API reference</title>
+</head>
+<body>
+<div id="app"></div>
+<script src="/api/reference/scalar.js"></script>
+<script>
+Scalar.createApiReference('#app', { url: '/api/openapi.json', withDefaultFonts: false, hideClientButton: false, telemetry: false });
+</script>
+</body>
+</html>`;
+
+let gzippedBundle: Buffer<ArrayBuffer> | undefined;
+
+export const referenceRoutes = new Elysia({ name: 'reference' })
+  .get('/api/reference', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
+    detail: { summary: 'Interactive API reference viewer', tags: ['meta'] },
+  })
+  .get(
+    '/api/reference/scalar.js',
+    async ({ request }) => {
+      const headers = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' };
+      if (!(request.headers.get('accept-encoding') ?? '').includes('gzip')) {
+        return new Response(Bun.file(scalarBundlePath), { headers });
+      }
+      // Compressed once on first use, so idle memory is not spent on it.
+      gzippedBundle ??= gzipSync(await Bun.file(scalarBundlePath).arrayBuffer()) as Buffer<ArrayBuffer>;
+      return new Response(gzippedBundle, { headers: { ...headers, 'content-encoding': 'gzip' } });
+    },
+    { detail: { hide: true } },
+  );

@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia';
+import type { AppDeps } from '../app.ts';
+import { DomainError } from '../lib/errors.ts';
+
+const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentication required');
+
+/**
+ * The specification's surfaces and WebSocket paths. Each surface's routes live in their own
+ * folder; an unknown path under any of them answers 404 with the error body.
+ */
+export const surfaces = (_deps: AppDeps) =>
+  new Elysia({ name: 'surfaces' })
+    // WebSocket namespaces: until a surface authenticates its callers, every upgrade is refused.
+    .ws('/ws/client/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })
+    .ws('/ws/developer/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })
+    .ws('/ws/daemon/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} });

@@ -1,0 +1,100 @@
+import type { Database } from 'bun:sqlite';
+import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname } from 'node:path';
+import { type AppDeps, buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { parseKeyRing } from './crypto/keyring.ts';
+import { createDb, openDatabase } from './db/client.ts';
+import { migrate } from './db/migrate.ts';
+import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
+import { systemClock } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
+
+export interface RunningServer {
+  url: string;
+  socketPath: string;
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  stop(): Promise<void>;
+}
+
+/** A refusal to start that main prints as one clear line and exits non-zero. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** Opens (and migrates) the database of a data dir; used by `serve` and `migrate`. */
+export function openMigratedDatabase(config: Config, logger: Logger): Database {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const sqlite = openDatabase(config.databaseFile);
+  try {
+    const applied = migrate(sqlite, embeddedMigrations());
+    if (applied > 0) logger.info('database migrated', { applied, file: config.databaseFile });
+  } catch (error) {
+    sqlite.close();
+    throw new StartupError((error as Error).message);
+  }
+  return sqlite;
+}
+
+export async function serve(config: Config, logger: Logger): Promise<RunningServer> {
+  try {
+    parseKeyRing(config.secrets);
+  } catch (error) {
+    throw new StartupError(`PANEL_SECRETS: ${(error as Error).message}`);
+  }
+  const sqlite = openMigratedDatabase(config, logger);
+  const deps: AppDeps = { config, sqlite, db: createDb(sqlite), clock: systemClock, logger };
+
+  const serveOptions = { maxRequestBodySize: config.maxBodyBytes + 64 * 1024 };
+  let tcp: ReturnType<typeof buildApp>;
+  try {
+    // reusePort:false: Elysia's default would let a second process silently share the port.
+    tcp = buildApp(deps).listen({ hostname: config.host, port: config.port, reusePort: false, ...serveOptions });
+  } catch (error) {
+    sqlite.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`port ${config.port} on ${config.host} is already in use; is another Panel running?`);
+    throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  }
+
+  let local: ReturnType<typeof buildApp>;
+  try {
+    await removeStaleSocket(config.daemonSocket);
+    local = buildApp(deps).listen({ unix: config.daemonSocket, ...serveOptions } as never);
+    chmodSync(config.daemonSocket, 0o600);
+  } catch (error) {
+    await tcp.stop();
+    sqlite.close();
+    throw error instanceof StartupError ? error : new StartupError(`cannot listen on ${config.daemonSocket}: ${(error as Error).message}`);
+  }
+
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${tcp.server?.port}`;
+  logger.info('panel serving', { url, publicUrl: config.publicUrl, socket: config.daemonSocket, runtime: config.runtime });
+  return {
+    url,
+    socketPath: config.daemonSocket,
+    async stop() {
+      await Promise.all([tcp.stop(), local.stop()]);
+      sqlite.close();
+      if (existsSync(config.daemonSocket)) unlinkSync(config.daemonSocket);
+    },
+  };
+}
+
+/**
+ * A socket file left by a crashed process is removed; one that still answers belongs to a
+ * running Panel and is a startup error rather than something to steal.
+ */
+async function removeStaleSocket(path: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) return;
+  if (!lstatSync(path).isSocket()) throw new StartupError(`${path} exists and is not a socket; refusing to replace it`);
+  const alive = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => { probe.destroy(); resolve(true); });
+    probe.once('error', () => resolve(false));
+  });
+  if (alive) throw new StartupError(`${path} is in use by a running process; is another Panel running?`);
+  unlinkSync(path);
+}

@@ -1,0 +1,46 @@
+/**
+ * Starting `panel` processes for end-to-end tests: readiness is read from the process's own
+ * log line ("panel serving"), never waited for with sleeps.
+ */
+import type { Subprocess } from 'bun';
+
+export interface StartedPanel {
+  process: Subprocess<'ignore', 'pipe', 'pipe'>;
+  url: string;
+  socketPath: string;
+  logs: () => string;
+}
+
+async function readUntil(stream: ReadableStream<Uint8Array>, sink: string[], pattern: RegExp): Promise<RegExpMatchArray | null> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return null;
+    sink.push(decoder.decode(value));
+    const match = sink.join('').match(pattern);
+    if (match) {
+      // Keep draining in the background so the child never blocks on a full pipe.
+      (async () => {
+        for (;;) {
+          const next = await reader.read();
+          if (next.done) return;
+          sink.push(decoder.decode(next.value));
+        }
+      })();
+      return match;
+    }
+  }
+}
+
+/** Spawns `cmd` and resolves once it logs that it serves, or rejects with its output if it exits. */
+export async function startPanel(cmd: string[], env: Record<string, string>): Promise<StartedPanel> {
+  const child = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const output: string[] = [];
+  const match = await readUntil(child.stderr, output, /"msg":"panel serving","url":"([^"]+)".*?"socket":"([^"]+)"/);
+  if (!match) {
+    await child.exited;
+    throw new Error(`panel exited (${child.exitCode}) before serving:\n${output.join('')}`);
+  }
+  return { process: child, url: match[1]!, socketPath: match[2]!, logs: () => output.join('') };
+}

@@ -1,0 +1,48 @@
+/**
+ * A fresh app per test: its own in-memory database, a manual clock and a fixed test key ring.
+ * Nothing is shared between tests.
+ */
+import { buildApp } from '../src/app.ts';
+import { type Config, loadConfig } from '../src/config.ts';
+import { createDb } from '../src/db/client.ts';
+import { ManualClock } from '../src/lib/clock.ts';
+import { silentLogger } from '../src/lib/logger.ts';
+import { openMigratedDatabase } from './db.ts';
+
+/** A fixed, test-only key ring (32 zero-free bytes); never used outside tests. */
+export const TEST_KEY_RING = `test1:${Buffer.alloc(32, 7).toString('base64')}`;
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({ PANEL_SECRETS: TEST_KEY_RING, PANEL_DATA_DIR: '/nonexistent/panel-test' }, () => TEST_KEY_RING);
+  return { ...base, ...overrides };
+}
+
+export function createTestApp(overrides: Partial<Config> = {}) {
+  const sqlite = openMigratedDatabase();
+  const config = testConfig(overrides);
+  const clock = new ManualClock();
+  const deps = { config, sqlite, db: createDb(sqlite), clock, logger: silentLogger };
+  const app = buildApp(deps);
+
+  /** Sends a request through app.handle(); a non-string body is sent as JSON. */
+  async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const response = await app.handle(new Request(`http://localhost${path}`, init));
+    const text = await response.text();
+    let json: any;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  }
+
+  return { app, deps, sqlite, db: deps.db, config, clock, request };
+}
+
+export type TestApp = ReturnType<typeof createTestApp>;
