@@ -3,6 +3,7 @@ import { openapi } from '@elysiajs/openapi';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { Elysia } from 'elysia';
 import type { Config } from './config.ts';
+import type { KeyRing } from './crypto/keyring.ts';
 import type { Db } from './db/client.ts';
 import { toErrorResponse } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
@@ -18,6 +19,7 @@ export interface AppDeps {
   config: Config;
   sqlite: Database;
   db: Db;
+  keyring: KeyRing;
   clock: Clock;
   logger: Logger;
 }

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { type AppDeps, buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { parseKeyRing } from './crypto/keyring.ts';
+import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
@@ -38,13 +38,14 @@ export function openMigratedDatabase(config: Config, logger: Logger): Database {
 }
 
 export async function serve(config: Config, logger: Logger): Promise<RunningServer> {
+  let keyring: KeyRing;
   try {
-    parseKeyRing(config.secrets);
+    keyring = parseKeyRing(config.secrets);
   } catch (error) {
-    throw new StartupError(`PANEL_SECRETS: ${(error as Error).message}`);
+    throw new StartupError((error as Error).message);
   }
   const sqlite = openMigratedDatabase(config, logger);
-  const deps: AppDeps = { config, sqlite, db: createDb(sqlite), clock: systemClock, logger };
+  const deps: AppDeps = { config, sqlite, db: createDb(sqlite), keyring, clock: systemClock, logger };
 
   const serveOptions = { maxRequestBodySize: config.maxBodyBytes + 64 * 1024 };
   let tcp: ReturnType<typeof buildApp>;

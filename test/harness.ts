@@ -4,6 +4,7 @@
  */
 import { buildApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
+import { parseKeyRing } from '../src/crypto/keyring.ts';
 import { createDb } from '../src/db/client.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { silentLogger } from '../src/lib/logger.ts';
@@ -21,7 +22,7 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const sqlite = openMigratedDatabase();
   const config = testConfig(overrides);
   const clock = new ManualClock();
-  const deps = { config, sqlite, db: createDb(sqlite), clock, logger: silentLogger };
+  const deps = { config, sqlite, db: createDb(sqlite), keyring: parseKeyRing(config.secrets), clock, logger: silentLogger };
   const app = buildApp(deps);
 
   /** Sends a request through app.handle(); a non-string body is sent as JSON. */

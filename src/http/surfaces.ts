@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../app.ts';
 import { DomainError } from '../lib/errors.ts';
+import { clientV1 } from './client/v1/index.ts';
 
 const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentication required');
 
@@ -8,8 +9,9 @@ const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentic
  * The specification's surfaces and WebSocket paths. Each surface's routes live in their own
  * folder; an unknown path under any of them answers 404 with the error body.
  */
-export const surfaces = (_deps: AppDeps) =>
+export const surfaces = (deps: AppDeps) =>
   new Elysia({ name: 'surfaces' })
+    .use(clientV1(deps))
     // WebSocket namespaces: until a surface authenticates its callers, every upgrade is refused.
     .ws('/ws/client/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })
     .ws('/ws/developer/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })

@@ -32,3 +32,4 @@ export * from './variable.ts';
 export * from './tag.ts';
 export * from './marker.ts';
 export * from './consumed_challenge.ts';
+export * from './api_token.ts';

@@ -1,0 +1,33 @@
+import { eq } from 'drizzle-orm';
+import { hashToken, newOpaqueToken } from '../../auth/token.ts';
+import type { Db } from '../../db/client.ts';
+import { session } from '../../db/schema/index.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { SESSION_LIFETIME_MS } from './resolve.ts';
+
+/** A new session (a new token at every sign-in: no fixation). Returns the token, shown once. */
+export function createSession(db: Db, clock: Clock, userId: string, meta: { ip?: string | null; userAgent?: string | null } = {}) {
+  const token = newOpaqueToken('pns');
+  const now = clock.now();
+  const row = db
+    .insert(session)
+    .values({
+      userId,
+      tokenHash: hashToken(token),
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+      lastSeenAt: now,
+      createdIp: meta.ip ?? null,
+      userAgent: meta.userAgent?.slice(0, 512) ?? null,
+    })
+    .returning({ id: session.id })
+    .get();
+  return { sessionId: row.id, token };
+}
+
+export function revokeSession(db: Db, sessionId: string): void {
+  db.delete(session).where(eq(session.id, sessionId)).run();
+}
+
+export function revokeAllSessions(db: Db, userId: string): void {
+  db.delete(session).where(eq(session.userId, userId)).run();
+}
