@@ -1,0 +1,85 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './config.ts';
+
+const ring = 'k1:' + Buffer.alloc(32, 1).toString('base64');
+const generate = () => 'gen:' + Buffer.alloc(32, 2).toString('base64');
+const problemsOf = (env: Record<string, string>) => {
+  try {
+    loadConfig(env, generate);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('configuration', () => {
+  test('defaults: ./data, 127.0.0.1:3000, self-hosted, signup off, socket in the data dir', () => {
+    const config = loadConfig({ PANEL_SECRETS: ring }, generate);
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      runtime: 'self-hosted',
+      isSignupEnabled: false,
+      publicUrl: 'http://127.0.0.1:3000',
+      logLevel: 'info',
+      maxBodyBytes: 1024 * 1024,
+    });
+    expect(config.dataDir).toBe(join(process.cwd(), 'data'));
+    expect(config.daemonSocket).toBe(join(process.cwd(), 'data', 'daemon.sock'));
+  });
+
+  test('every bad value is reported at once, by name', () => {
+    const problems = problemsOf({
+      PANEL_SECRETS: ring,
+      PANEL_PORT: '99999',
+      PANEL_RUNTIME: 'prod',
+      PANEL_IS_SIGNUP_ENABLED: 'maybe',
+      PANEL_PUBLIC_URL: 'ftp://x',
+      PANEL_LOG_LEVEL: 'loud',
+      PANEL_MAX_BODY_BYTES: '0',
+    });
+    for (const name of ['PANEL_PORT', 'PANEL_RUNTIME', 'PANEL_IS_SIGNUP_ENABLED', 'PANEL_PUBLIC_URL', 'PANEL_LOG_LEVEL', 'PANEL_MAX_BODY_BYTES']) {
+      expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    }
+  });
+
+  test('the public URL must be a bare origin', () => {
+    expect(problemsOf({ PANEL_SECRETS: ring, PANEL_PUBLIC_URL: 'https://panel.example/sub' })).toHaveLength(1);
+    expect(loadConfig({ PANEL_SECRETS: ring, PANEL_PUBLIC_URL: 'https://panel.example/' }, generate).publicUrl).toBe('https://panel.example');
+  });
+
+  test('a socket path over the kernel limit is refused', () => {
+    expect(problemsOf({ PANEL_SECRETS: ring, PANEL_DAEMON_SOCKET: '/' + 'x'.repeat(120) })[0]).toContain('PANEL_DAEMON_SOCKET');
+  });
+
+  test('the self-hosted runtime requires a key ring', () => {
+    expect(problemsOf({})[0]).toContain('PANEL_SECRETS');
+  });
+
+  test('PANEL_SECRETS_FILE supplies the key ring; an unreadable file is a problem', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'panel-config-'));
+    const file = join(dir, 'ring');
+    writeFileSync(file, `${ring}\n`);
+    expect(loadConfig({ PANEL_SECRETS_FILE: file }, generate).secrets).toBe(ring);
+    expect(problemsOf({ PANEL_SECRETS_FILE: join(dir, 'missing') })[0]).toContain('cannot be read');
+  });
+
+  test('the development runtime generates a key ring once, mode 0600, and reuses it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'panel-config-'));
+    let generated = 0;
+    const counting = () => {
+      generated += 1;
+      return generate();
+    };
+    const first = loadConfig({ PANEL_RUNTIME: 'development', PANEL_DATA_DIR: dir }, counting);
+    const second = loadConfig({ PANEL_RUNTIME: 'development', PANEL_DATA_DIR: dir }, counting);
+    expect(generated).toBe(1);
+    expect(second.secrets).toBe(first.secrets);
+    expect(readFileSync(join(dir, 'secrets.key'), 'utf8').trim()).toBe(first.secrets);
+    expect(statSync(join(dir, 'secrets.key')).mode & 0o777).toBe(0o600);
+  });
+});
