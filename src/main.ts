@@ -1,6 +1,8 @@
 #!/usr/bin/env bun
 import { ConfigError, type Config, loadConfig } from './config.ts';
-import { generateKeyRingText } from './crypto/keyring.ts';
+import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
+import { createDb } from './db/client.ts';
+import { countSealedByKeyId, formatKeyIdCounts, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { openMigratedDatabase, serve, StartupError } from './server.ts';
 import { PANEL_VERSION } from './version.ts';
@@ -10,6 +12,7 @@ const USAGE = `panel ${PANEL_VERSION} — self-hosted deployment control plane
 usage:
   panel serve                       control plane: HTTP + WebSocket, and the local daemon socket
   panel migrate                     apply pending database migrations and exit
+  panel secrets status              stored secrets per key id, and whether the key ring opens them
   panel version                     print the version
 
 configuration comes from the environment (PANEL_DATA_DIR, PANEL_HOST, PANEL_PORT,
@@ -41,6 +44,22 @@ const commands: Record<string, Command> = {
     openMigratedDatabase(config(), logger()).close();
     return 0;
   },
+  async secrets(args, config, logger) {
+    if (args[0] !== 'status') {
+      process.stderr.write('usage: panel secrets status\n');
+      return 2;
+    }
+    const current = config();
+    const keyring = parseKeyRing(current.secrets);
+    const sqlite = openMigratedDatabase(current, logger());
+    try {
+      const counts = countSealedByKeyId(createDb(sqlite));
+      process.stdout.write(formatKeyIdCounts(counts, keyring));
+      return Object.keys(keyIdsMissingFromRing(counts, keyring)).length === 0 ? 0 : 1;
+    } finally {
+      sqlite.close();
+    }
+  },
   async version() {
     process.stdout.write(`${PANEL_VERSION}\n`);
     return 0;
@@ -64,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command(args, getConfig, getLogger);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof StartupError) {
+    if (error instanceof ConfigError || error instanceof StartupError || error instanceof KeyRingError) {
       process.stderr.write(`panel: ${error.message}\n`);
       return error instanceof ConfigError ? 2 : 1;
     }

@@ -8,6 +8,7 @@ import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
+import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { systemClock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 
@@ -46,6 +47,12 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   }
   const sqlite = openMigratedDatabase(config, logger);
   const deps: AppDeps = { config, sqlite, db: createDb(sqlite), keyring, clock: systemClock, logger };
+  try {
+    assertKeyRingOpensEverything(deps.db, keyring);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
 
   const serveOptions = { maxRequestBodySize: config.maxBodyBytes + 64 * 1024 };
   let tcp: ReturnType<typeof buildApp>;
@@ -81,6 +88,14 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
       if (existsSync(config.daemonSocket)) unlinkSync(config.daemonSocket);
     },
   };
+}
+
+/** Refuses to start when stored secrets are sealed under a key the ring no longer holds. */
+function assertKeyRingOpensEverything(db: AppDeps['db'], keyring: KeyRing): void {
+  const missing = Object.entries(keyIdsMissingFromRing(countSealedByKeyId(db), keyring));
+  if (missing.length === 0) return;
+  const detail = missing.map(([keyId, rows]) => `key "${keyId}" still seals ${rows} stored secret(s)`).join('; ');
+  throw new StartupError(`PANEL_SECRETS lacks keys in use: ${detail}. Add the key back after the current one, start, and re-encrypt before removing it.`);
 }
 
 /**
