@@ -68,6 +68,14 @@ export function reencryptAll(db: Db, ring: KeyRing, batchSize = REENCRYPT_BATCH_
 
 function reencryptColumn(db: Db, ring: KeyRing, column: SealedColumn, batchSize: number) {
   const currentPrefix = `pnsecret.v1.${ring.currentKeyId}.%`;
+  // Prepared once: per-row query building would dominate a 100,000-row run.
+  const replaceIfUnchanged = db
+    .update(column.table)
+    .set({ [column.property]: sql.placeholder('envelope') })
+    // Only replace the value we read: a concurrent write in between already sealed anew.
+    .where(and(eq(column.id, sql.placeholder('id')), eq(column.value, sql.placeholder('previous'))))
+    .returning({ id: column.id })
+    .prepare();
   let cursor: string | null = null;
   let resealed = 0;
   let failed = 0;
@@ -83,19 +91,12 @@ function reencryptColumn(db: Db, ring: KeyRing, column: SealedColumn, batchSize:
       .all() as { id: string; value: string }[];
     if (batch.length === 0) return { resealed, failed };
     cursor = batch[batch.length - 1]!.id;
-    db.transaction((tx) => {
+    db.transaction(() => {
       for (const row of batch) {
         const owner = { table: column.tableName, column: column.columnName, id: row.id };
         try {
           const { envelope } = resealSecret(ring, row.value, owner);
-          // Only replace the value we read: a concurrent write in between already sealed anew.
-          const updated = tx
-            .update(column.table)
-            .set({ [column.property]: envelope })
-            .where(and(eq(column.id, row.id), eq(column.value, row.value)))
-            .returning({ id: column.id })
-            .all();
-          resealed += updated.length;
+          resealed += replaceIfUnchanged.all({ envelope, id: row.id, previous: row.value }).length;
         } catch (error) {
           if (!(error instanceof EnvelopeError)) throw error;
           failed += 1;
@@ -104,4 +105,3 @@ function reencryptColumn(db: Db, ring: KeyRing, column: SealedColumn, batchSize:
     });
   }
 }
-
