@@ -1,9 +1,12 @@
 #!/usr/bin/env bun
+import { resolve } from 'node:path';
 import { ConfigError, type Config, loadConfig } from './config.ts';
 import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
 import { createDb } from './db/client.ts';
 import { countSealedByKeyId, formatKeyIdCounts, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
+import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
+import { backupDatabase, OperationError, restoreDatabase } from './ops/backup.ts';
 import { openMigratedDatabase, serve, StartupError } from './server.ts';
 import { PANEL_VERSION } from './version.ts';
 
@@ -12,6 +15,8 @@ const USAGE = `panel ${PANEL_VERSION} — self-hosted deployment control plane
 usage:
   panel serve                       control plane: HTTP + WebSocket, and the local daemon socket
   panel migrate                     apply pending database migrations and exit
+  panel backup <file>               online, consistent copy of the database (safe while serving)
+  panel restore <file>              check a backup and put it in place (Panel must be stopped)
   panel secrets status              stored secrets per key id, and whether the key ring opens them
   panel version                     print the version
 
@@ -60,6 +65,33 @@ const commands: Record<string, Command> = {
       sqlite.close();
     }
   },
+  async backup(args, config) {
+    const target = args[0];
+    if (!target || args.length !== 1) {
+      process.stderr.write('usage: panel backup <file>\n');
+      return 2;
+    }
+    process.umask(0o077);
+    const { bytes } = backupDatabase(config().databaseFile, resolve(target));
+    process.stdout.write(`backup written to ${resolve(target)} (${bytes} bytes)\n`);
+    return 0;
+  },
+  async restore(args, config) {
+    const source = args[0];
+    if (!source || args.length !== 1) {
+      process.stderr.write('usage: panel restore <file>\n');
+      return 2;
+    }
+    process.umask(0o077);
+    const current = config();
+    const report = await restoreDatabase(current, parseKeyRing(current.secrets), resolve(source), embeddedMigrations());
+    process.stdout.write(`restored ${resolve(source)} into ${current.databaseFile}\n`);
+    const unopenable = Object.entries(report.unopenable);
+    if (unopenable.length === 0) return 0;
+    const detail = unopenable.map(([keyId, rows]) => `${rows} sealed under "${keyId}"`).join(', ');
+    process.stderr.write(`panel: PANEL_SECRETS cannot open ${detail}; start Panel with the key ring the backup was made under\n`);
+    return 1;
+  },
   async version() {
     process.stdout.write(`${PANEL_VERSION}\n`);
     return 0;
@@ -83,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command(args, getConfig, getLogger);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof StartupError || error instanceof KeyRingError) {
+    if (error instanceof ConfigError || error instanceof StartupError || error instanceof KeyRingError || error instanceof OperationError) {
       process.stderr.write(`panel: ${error.message}\n`);
       return error instanceof ConfigError ? 2 : 1;
     }
