@@ -34,6 +34,10 @@ export function buildApp(deps: AppDeps) {
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = assignRequestId(request);
     })
+    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+      // The path only: query strings may carry tokens (OAuth callbacks, invitations).
+      logger.info('request', { requestId: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, status: set.status });
+    })
     .onParse({ as: 'global' }, ({ request, contentType }) => parseJsonBody(request, contentType, config.maxBodyBytes))
     .onError({ as: 'global' }, ({ error, code, request, set }) => {
       const requestId = requestIdOf(request);

@@ -20,6 +20,7 @@ usage:
   panel secrets status              stored secrets per key id, and whether the key ring opens them
   panel version                     print the version
 
+every command takes --log-level debug|info|warn|error (logs are JSON lines on stderr).
 configuration comes from the environment (PANEL_DATA_DIR, PANEL_HOST, PANEL_PORT,
 PANEL_PUBLIC_URL, PANEL_SECRETS, PANEL_RUNTIME, ...); see README.md.
 `;
@@ -102,8 +103,20 @@ const commands: Record<string, Command> = {
   },
 };
 
+/** `--log-level <level>` (or `=level`) anywhere on the command line overrides PANEL_LOG_LEVEL. */
+function takeLogLevelFlag(argv: string[]): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--log-level') process.env.PANEL_LOG_LEVEL = argv[++i] ?? '';
+    else if (arg.startsWith('--log-level=')) process.env.PANEL_LOG_LEVEL = arg.slice('--log-level='.length);
+    else rest.push(arg);
+  }
+  return rest;
+}
+
 async function main(argv: string[]): Promise<number> {
-  const [name = 'help', ...args] = argv;
+  const [name = 'help', ...args] = takeLogLevelFlag(argv);
   const command = commands[name === '--help' || name === '-h' ? 'help' : name];
   if (!command) {
     process.stderr.write(`panel: unknown command "${name}"\n\n${USAGE}`);

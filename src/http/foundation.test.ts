@@ -120,3 +120,18 @@ describe('one error body', () => {
     expect(res.text).not.toContain('secret detail');
   });
 });
+
+describe('access log', () => {
+  test('each request is logged once with its request id, method, path and status, without the query', async () => {
+    const lines: string[] = [];
+    const { createLogger } = await import('../lib/logger.ts');
+    const harness = createTestApp();
+    const { buildApp } = await import('../app.ts');
+    const app = buildApp({ ...harness.deps, logger: createLogger('info', (line) => lines.push(line)) });
+    const res = await app.handle(new Request('http://localhost/api/nope?token=abc'));
+    await new Promise((resolve) => setImmediate(resolve)); // the hook runs after the response is handed over
+    const entries = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+    expect(entries).toEqual([expect.objectContaining({ requestId: res.headers.get('x-request-id'), method: 'GET', path: '/api/nope', status: 404 })]);
+    expect(lines.join('')).not.toContain('abc');
+  });
+});
