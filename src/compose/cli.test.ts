@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { composeConfigCommand } from './cli.ts';
+
+let dir = '';
+const file = (name: string, text: string): string => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+async function run(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await composeConfigCommand(args, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+  });
+  return { code, stdout, stderr };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'panel-compose-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('panel compose config', () => {
+  test('prints the merged model as YAML', async () => {
+    const base = file('base.yaml', 'services:\n  web:\n    image: nginx\n    ports: ["8080:80"]\n    environment: [A=1]\n');
+    const overlay = file('prod.yaml', 'services:\n  web:\n    ports: !override ["80:80"]\n    environment: {B: "2"}\n');
+    const result = await run(['config', base, overlay]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(parse(result.stdout)).toEqual({
+      services: { web: { image: 'nginx', ports: ['80:80'], environment: { A: '1', B: '2' } } },
+    });
+  });
+
+  test('--json prints JSON, and a single file is printed as is', async () => {
+    const base = file('single.yaml', 'services: {web: {image: nginx, command: !reset x}}\n');
+    const result = await run([base, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ services: { web: { image: 'nginx' } } });
+  });
+
+  test('an overlay may name principals the base declares', async () => {
+    const base = file('principal-base.yaml', 'x-panel: {principals: {app: {}}}\nservices: {web: {image: a}}\n');
+    const overlay = file('principal-overlay.yaml', 'services: {web: {x-panel: {principal: app}}}\n');
+    expect((await run([base, overlay])).code).toBe(0);
+  });
+
+  test('a validation error prints path: message and exits 1', async () => {
+    const base = file('placement.yaml', 'x-panel: {placement: {server_id: x}}\nservices: {web: {image: a}}\n');
+    const result = await run([base]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('x-panel.placement: x-panel.placement is not accepted');
+    expect(result.stdout).toBe('');
+  });
+
+  test('host access is refused unless --allow-host-access', async () => {
+    const base = file('privileged.yaml', 'services: {web: {image: a, privileged: true}}\n');
+    expect((await run([base])).stderr).toContain('services.web.privileged:');
+    expect((await run([base, '--allow-host-access'])).code).toBe(0);
+  });
+
+  test('a YAML syntax error names the file, line and column', async () => {
+    const base = file('broken.yaml', 'services:\n  web: [nginx\n');
+    const result = await run([base]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/broken\.yaml: \(document\): YAML syntax error: .* at line \d+, column \d+/);
+  });
+
+  test('usage errors and unreadable files exit 2', async () => {
+    expect((await run([])).code).toBe(2);
+    expect((await run(['--yaml', 'x.yaml'])).stderr).toContain('unknown option --yaml');
+    const missing = await run([join(dir, 'missing.yaml')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read');
+    expect((await run(['--help'])).code).toBe(0);
+  });
+});

@@ -1,0 +1,179 @@
+import { describe, expect, test } from 'bun:test';
+import { parseComposeText } from './document.ts';
+import { type ComposeValidationOptions, validateCompose } from './validate.ts';
+
+const invalid = (path?: string) => expect.objectContaining({ code: 'compose_invalid', status: 422, path });
+
+function check(text: string, options?: ComposeValidationOptions) {
+  return () => validateCompose(parseComposeText(text).data, options);
+}
+
+describe('document shape', () => {
+  test('services must be a mapping of mappings', () => {
+    expect(check('services: [web]')).toThrow(invalid('services'));
+    expect(check('services: {web: nginx}')).toThrow(invalid('services.web'));
+    expect(check('services: {web: {image: nginx}}')).not.toThrow();
+  });
+
+  test('top-level resource sections must be mappings', () => {
+    expect(check('networks: [front]')).toThrow(invalid('networks'));
+    expect(check('volumes: {data: {}}\nsecrets: {}\nconfigs: {}')).not.toThrow();
+  });
+
+  test('a root that is not a mapping is refused', () => {
+    expect(() => validateCompose(['services'])).toThrow(invalid(undefined));
+  });
+
+  test('!reset entries of an overlay are not validated', () => {
+    expect(check('services: {web: !reset {}, api: {x-panel: !reset {}}}\nx-panel: !reset {}')).not.toThrow();
+  });
+});
+
+describe('x-panel at the root', () => {
+  test('placement is refused with path x-panel.placement', () => {
+    expect(check('x-panel: {placement: {server_id: abc}}')).toThrow(invalid('x-panel.placement'));
+    expect(check('x-panel: {placement: {server_id: abc}}')).toThrow(/environment/);
+    expect(check('x-panel: !override {placement: {}}')).toThrow(invalid('x-panel.placement'));
+  });
+
+  test('unknown keys are refused', () => {
+    expect(check('x-panel: {region: eu}')).toThrow(invalid('x-panel.region'));
+  });
+
+  test('principals: alias, username, ids and shell are checked', () => {
+    expect(check('x-panel: {principals: {app: {username: app, uid: 1001, gid: 1001, shell: /bin/bash}, bare: null}}')).not.toThrow();
+    expect(check('x-panel: {principals: {app: {username: "bad name"}}}')).toThrow(invalid('x-panel.principals.app.username'));
+    expect(check('x-panel: {principals: {app: {uid: "1001"}}}')).toThrow(invalid('x-panel.principals.app.uid'));
+    expect(check('x-panel: {principals: {app: {shell: /bin/evil}}}')).toThrow(invalid('x-panel.principals.app.shell'));
+    expect(check('x-panel: {principals: {app: {home: /srv}}}')).toThrow(invalid('x-panel.principals.app.home'));
+    expect(check('x-panel: {principals: {"9lives": {}}}')).toThrow(invalid('x-panel.principals.9lives'));
+  });
+
+  test('uid 0 (root) needs allowHostAccess', () => {
+    expect(check('x-panel: {principals: {root: {uid: 0}}}')).toThrow(invalid('x-panel.principals.root.uid'));
+    expect(check('x-panel: {principals: {root: {uid: 0}}}', { allowHostAccess: true })).not.toThrow();
+  });
+});
+
+describe('x-panel on a service', () => {
+  const service = (xPanel: string, root = '') => `${root}services:\n  web:\n    image: app\n    x-panel: ${xPanel}\n`;
+
+  test('a complete extension is accepted', () => {
+    const text = service(
+      `{serviceKind: web, principal: app, source: {sourceId: 0190b5a4-7c1e-7a3b-8c2d-123456789abc, ref: main},
+        php: {version: "8.3"}, cron: [{schedule: "*/5 * * * *", command: [php, artisan]}, {schedule: "@daily", command: backup}],
+        hosting: [{hostnames: [example.com, "*.example.com"], pathPrefix: /api, targetPort: 8080, tls: auto, bind: public},
+                  {protocol: tcp, port: 5432, targetPort: 5432, bind: local}]}`,
+      'x-panel: {principals: {app: {}}}\n',
+    );
+    expect(check(text)).not.toThrow();
+  });
+
+  test('wrong types are refused with the full path', () => {
+    expect(check(service('{hosting: [{hostname: example.com, targetPort: "80"}]}'))).toThrow(
+      invalid('services.web.x-panel.hosting.0.targetPort'),
+    );
+    expect(check(service('{hosting: {hostname: example.com}}'))).toThrow(invalid('services.web.x-panel.hosting'));
+    expect(check(service('{serviceKind: lambda}'))).toThrow(invalid('services.web.x-panel.serviceKind'));
+    expect(check(service('{php: "8.3"}'))).toThrow(invalid('services.web.x-panel.php'));
+    expect(check(service('{source: {sourceId: 42}}'))).toThrow(invalid('services.web.x-panel.source.sourceId'));
+    expect(check(service('{cron: [{schedule: "every minute", command: x}]}'))).toThrow(
+      invalid('services.web.x-panel.cron.0.schedule'),
+    );
+    expect(check(service('{cron: [{schedule: "@hourly", command: []}]}'))).toThrow(invalid('services.web.x-panel.cron.0.command'));
+  });
+
+  test('hosting rules per protocol', () => {
+    expect(check(service('{hosting: [{targetPort: 80}]}'))).toThrow(invalid('services.web.x-panel.hosting.0.hostnames'));
+    expect(check(service('{hosting: [{protocol: udp, targetPort: 53}]}'))).toThrow(invalid('services.web.x-panel.hosting.0.port'));
+    expect(check(service('{hosting: [{protocol: tcp, port: 22, tls: auto}]}'))).toThrow(invalid('services.web.x-panel.hosting.0.tls'));
+    expect(check(service('{hosting: [{hostname: "not a host"}]}'))).toThrow(invalid('services.web.x-panel.hosting.0.hostname'));
+  });
+
+  test('unknown keys, placement included, are refused', () => {
+    expect(check(service('{placement: {server: a}}'))).toThrow(invalid('services.web.x-panel.placement'));
+    expect(check(service('{hosting: [{hostname: a.example, weight: 2}]}'))).toThrow(invalid('services.web.x-panel.hosting.0.weight'));
+  });
+
+  test('the principal must be declared, here or by the base (knownPrincipals)', () => {
+    expect(check(service('{principal: app}'))).toThrow(invalid('services.web.x-panel.principal'));
+    expect(check(service('{principal: app}'), { knownPrincipals: ['app'] })).not.toThrow();
+    expect(validateCompose(parseComposeText('x-panel: {principals: {app: {}}}').data).principals).toEqual(new Set(['app']));
+  });
+});
+
+describe('host access', () => {
+  const refused: [string, string][] = [
+    ['privileged: true', 'services.web.privileged'],
+    ['pid: host', 'services.web.pid'],
+    ['ipc: host', 'services.web.ipc'],
+    ['userns_mode: host', 'services.web.userns_mode'],
+    ['cap_add: [NET_ADMIN, ALL]', 'services.web.cap_add.1'],
+    ['cap_add: [SYS_ADMIN]', 'services.web.cap_add.0'],
+    ['cap_add: [cap_sys_admin]', 'services.web.cap_add.0'],
+    ['volumes: ["/:/host"]', 'services.web.volumes.0'],
+    ['volumes: ["/etc:/etc:ro"]', 'services.web.volumes.0'],
+    ['volumes: ["/etc/passwd:/etc/passwd"]', 'services.web.volumes.0'],
+    ['volumes: ["/var/run/docker.sock:/var/run/docker.sock"]', 'services.web.volumes.0'],
+    ['volumes: ["/run/docker.sock:/docker.sock"]', 'services.web.volumes.0'],
+    ['volumes: ["/var/run:/host-run"]', 'services.web.volumes.0'],
+    ['volumes: ["/proc:/host-proc"]', 'services.web.volumes.0'],
+    ['volumes: ["/sys/fs/cgroup:/cgroup"]', 'services.web.volumes.0'],
+    ['volumes: ["/boot:/boot"]', 'services.web.volumes.0'],
+    ['volumes: ["/root/.ssh:/keys"]', 'services.web.volumes.0'],
+    ['volumes: ["/srv/../etc:/x"]', 'services.web.volumes.0'],
+    ['volumes: ["~/.ssh:/keys"]', 'services.web.volumes.0'],
+    ['volumes: ["../../other-project:/data"]', 'services.web.volumes.0'],
+    ['volumes: [{type: bind, source: /etc, target: /host-etc}]', 'services.web.volumes.0.source'],
+    ['volumes: !override [{type: bind, source: /dev, target: /dev}]', 'services.web.volumes.0.source'],
+    ['devices: ["/dev/sda:/dev/sda"]', 'services.web.devices.0'],
+    ['devices: [{source: /dev/kvm, target: /dev/kvm}]', 'services.web.devices.0.source'],
+    ['env_file: /etc/environment', 'services.web.env_file'],
+    ['env_file: [{path: /root/.env}]', 'services.web.env_file.0.path'],
+    ['build: {context: /}', 'services.web.build.context'],
+    ['privileged: "true"', 'services.web.privileged'],
+    ['privileged: ${PRIVILEGED}', 'services.web.privileged'],
+    ['pid: ${PID_MODE:-host}', 'services.web.pid'],
+    ['cap_add: ["${CAP}"]', 'services.web.cap_add.0'],
+    ['volumes: ["${ROOT}:/host"]', 'services.web.volumes.0'],
+    ['volumes: [{type: bind, source: "$HOME", target: /h}]', 'services.web.volumes.0.source'],
+  ];
+  for (const [setting, path] of refused) {
+    test(`${setting} is refused at ${path}, allowed with allowHostAccess`, () => {
+      const text = `services:\n  web:\n    image: app\n    ${setting}\n`;
+      expect(check(text)).toThrow(invalid(path));
+      expect(check(text)).toThrow(/access to the host/);
+      expect(check(text, { allowHostAccess: true })).not.toThrow();
+    });
+  }
+
+  test('top-level secrets, configs and bind-backed volumes are checked too', () => {
+    expect(check('secrets: {shadow: {file: /etc/shadow}}')).toThrow(invalid('secrets.shadow.file'));
+    expect(check('configs: {hosts: {file: /etc/hosts}}')).toThrow(invalid('configs.hosts.file'));
+    expect(check('volumes: {etc: {driver: local, driver_opts: {type: none, o: bind, device: /etc}}}')).toThrow(
+      invalid('volumes.etc.driver_opts.device'),
+    );
+    expect(check('secrets: {shadow: {file: /etc/shadow}}', { allowHostAccess: true })).not.toThrow();
+  });
+
+  test('ordinary settings stay allowed, network_mode: host included', () => {
+    const text = `services:
+  web:
+    image: app
+    network_mode: host
+    privileged: false
+    ipc: shareable
+    pid: "service:db"
+    cap_add: [NET_BIND_SERVICE]
+    volumes: [data:/data, ./conf:/etc/app:ro, /srv/app/uploads:/uploads, /etcetera:/x, /var/lib/app:/y, /tmp, "./cost$$:/z"]
+    devices: []
+    env_file: [.env, {path: ./prod.env, required: false}]
+    build: {context: ./web}
+volumes:
+  data: {}
+  nfs: {driver_opts: {type: nfs, o: "addr=10.0.0.1", device: ":/export"}}
+secrets: {token: {file: ./token.txt}, env: {environment: TOKEN}}
+`;
+    expect(check(text)).not.toThrow();
+  });
+});
