@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { resolve } from 'node:path';
+import { composeConfigCommand } from './compose/cli.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
 import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
 import { createDb } from './db/client.ts';
@@ -15,6 +16,8 @@ const USAGE = `panel ${PANEL_VERSION} — self-hosted deployment control plane
 usage:
   panel serve                       control plane: HTTP + WebSocket, and the local daemon socket
   panel migrate                     apply pending database migrations and exit
+  panel compose config <base.yaml> [overlay.yaml ...] [--json]
+                                    print the merged Compose model, like docker compose config
   panel backup <file>               online, consistent copy of the database (safe while serving)
   panel restore <file>              check a backup and put it in place (Panel must be stopped)
   panel secrets status              stored secrets per key id, and whether the key ring opens them
@@ -92,6 +95,10 @@ const commands: Record<string, Command> = {
     const detail = unopenable.map(([keyId, rows]) => `${rows} sealed under "${keyId}"`).join(', ');
     process.stderr.write(`panel: PANEL_SECRETS cannot open ${detail}; start Panel with the key ring the backup was made under\n`);
     return 1;
+  },
+  async compose(args) {
+    // Pure: needs no configuration, data dir or key ring.
+    return composeConfigCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async version() {
     process.stdout.write(`${PANEL_VERSION}\n`);
