@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { composeConfigCommand } from './compose/cli.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
+import { daemonCommand } from './daemon/agent/cli.ts';
 import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
 import { createDb } from './db/client.ts';
 import { countSealedByKeyId, formatKeyIdCounts, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
@@ -18,6 +19,8 @@ usage:
   panel migrate                     apply pending database migrations and exit
   panel compose config <base.yaml> [overlay.yaml ...] [--json]
                                     print the merged Compose model, like docker compose config
+  panel daemon join <url> --token T enroll this machine's agent with a control plane
+  panel daemon run [--local]        run the agent (--local: the control plane's unix socket)
   panel backup <file>               online, consistent copy of the database (safe while serving)
   panel restore <file>              check a backup and put it in place (Panel must be stopped)
   panel secrets status              stored secrets per key id, and whether the key ring opens them
@@ -99,6 +102,10 @@ const commands: Record<string, Command> = {
   async compose(args) {
     // Pure: needs no configuration, data dir or key ring.
     return composeConfigCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+  },
+  async daemon(args) {
+    // The agent reads its own state dir and flags; it needs no control-plane configuration.
+    return daemonCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async version() {
     process.stdout.write(`${PANEL_VERSION}\n`);

@@ -1,0 +1,217 @@
+/**
+ * `panel daemon join|run`: the agent's command line. Exit codes: 0 done or stopped, 1 an
+ * identity or enrollment problem (the message says what to do), 2 usage, 3 parked because the
+ * control plane refused the credential.
+ */
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { LogLevel } from '../../config.ts';
+import { createLogger, type Logger } from '../../lib/logger.ts';
+import { PANEL_VERSION } from '../../version.ts';
+import type { HelloFrame } from '../protocol.ts';
+import { CommandJournal } from './command-journal.ts';
+import { ComposeRunner } from './compose-runner.ts';
+import { type HubTarget, HubConnection, localHubTarget } from './connection.ts';
+import { createCommandRunner, DockerCli } from './docker-cli.ts';
+import {
+  type AgentIdentity,
+  daemonWebSocketUrl,
+  IdentityError,
+  joinControlPlane,
+  loadIdentity,
+  type LocalIdentity,
+  loadOrCreateLocalIdentity,
+  rememberServerId,
+  resolveStateDir,
+} from './identity.ts';
+
+export const DAEMON_USAGE = `usage:
+  panel daemon join <url> --token <token> [--state-dir <dir>] [--force]
+      enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN)
+  panel daemon run [--state-dir <dir>]
+      connect to the control plane joined before and run its deploy, stop and destroy commands
+  panel daemon run --local [--socket <path>] [--state-dir <dir>]
+      the local daemon: connect over the control plane's unix socket, no enrollment
+
+state dir: --state-dir, PANEL_DAEMON_STATE_DIR or /var/lib/panel-daemon
+socket:    --socket, PANEL_DAEMON_SOCKET or /run/panel/daemon.sock
+exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential refused (re-join)
+`;
+
+export const DEFAULT_DAEMON_SOCKET = '/run/panel/daemon.sock';
+const EXIT_PARKED = 3;
+
+export interface DaemonIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env?: Record<string, string | undefined>;
+  /** Stops `run`; without one, SIGINT and SIGTERM do. */
+  signal?: AbortSignal;
+}
+
+interface ParsedArgs {
+  positional: string[];
+  options: Map<string, string | true>;
+}
+
+const VALUE_OPTIONS = new Set(['--token', '--state-dir', '--socket']);
+const FLAG_OPTIONS = new Set(['--force', '--local', '--help', '-h']);
+
+function parseArgs(args: string[]): ParsedArgs | string {
+  const parsed: ParsedArgs = { positional: [], options: new Map() };
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const [name, inlineValue] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    if (VALUE_OPTIONS.has(name)) {
+      const value = inlineValue ?? args[++index];
+      if (!value) return `${name} needs a value`;
+      parsed.options.set(name, value);
+    } else if (FLAG_OPTIONS.has(name) && inlineValue === undefined) {
+      parsed.options.set(name, true);
+    } else if (arg.startsWith('-')) {
+      return `unknown option ${arg}`;
+    } else {
+      parsed.positional.push(arg);
+    }
+  }
+  return parsed;
+}
+
+const option = (parsed: ParsedArgs, name: string): string | undefined => {
+  const value = parsed.options.get(name);
+  return typeof value === 'string' ? value : undefined;
+};
+
+export async function daemonCommand(args: string[], io: DaemonIo): Promise<number> {
+  const env = io.env ?? process.env;
+  const [subcommand, ...rest] = args;
+  const parsed = parseArgs(rest);
+  if (subcommand === '--help' || subcommand === '-h' || (typeof parsed !== 'string' && parsed.options.has('--help'))) {
+    io.stdout(DAEMON_USAGE);
+    return 0;
+  }
+  if (typeof parsed === 'string' || (subcommand !== 'join' && subcommand !== 'run')) {
+    io.stderr(`panel daemon: ${typeof parsed === 'string' ? parsed : subcommand ? `unknown command "${subcommand}"` : 'a command is required'}\n${DAEMON_USAGE}`);
+    return 2;
+  }
+  const stateDir = resolveStateDir(option(parsed, '--state-dir'), env);
+  try {
+    return subcommand === 'join' ? await joinCommand(parsed, stateDir, env, io) : await runCommand(parsed, stateDir, env, io);
+  } catch (error) {
+    if (!(error instanceof IdentityError)) throw error;
+    io.stderr(`panel daemon: ${error.message}\n`);
+    return 1;
+  }
+}
+
+async function joinCommand(parsed: ParsedArgs, stateDir: string, env: Record<string, string | undefined>, io: DaemonIo): Promise<number> {
+  const [url, ...extra] = parsed.positional;
+  const token = option(parsed, '--token') ?? env.PANEL_DAEMON_TOKEN;
+  if (!url || extra.length > 0 || !token) {
+    io.stderr(`panel daemon join: ${!url || extra.length > 0 ? 'exactly one <url> is required' : '--token is required'}\n${DAEMON_USAGE}`);
+    return 2;
+  }
+  const identity = await joinControlPlane({ url, token, stateDir, force: parsed.options.has('--force') });
+  if (identity.url.startsWith('http:')) io.stderr('panel daemon: warning: the control plane url is plain http; the credential travels unencrypted\n');
+  io.stdout(`joined ${identity.url} as server ${identity.serverId}; identity stored in ${join(stateDir, 'identity.json')}\nstart the agent with: panel daemon run\n`);
+  return 0;
+}
+
+async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<string, string | undefined>, io: DaemonIo): Promise<number> {
+  if (parsed.positional.length > 0) {
+    io.stderr(`panel daemon run: unexpected argument ${parsed.positional[0]}\n${DAEMON_USAGE}`);
+    return 2;
+  }
+  const local = parsed.options.has('--local');
+  const logger = createLogger(logLevel(env.PANEL_LOG_LEVEL), (line) => io.stderr(line));
+  let identity: AgentIdentity | LocalIdentity;
+  let target: HubTarget;
+  if (local) {
+    identity = await loadOrCreateLocalIdentity(stateDir);
+    target = localHubTarget(option(parsed, '--socket') ?? env.PANEL_DAEMON_SOCKET ?? DEFAULT_DAEMON_SOCKET);
+  } else {
+    const joined = await loadIdentity(stateDir);
+    identity = joined;
+    target = { url: daemonWebSocketUrl(joined.url), credential: joined.credential };
+  }
+  let serverId = identity.serverId;
+
+  const docker = new DockerCli(createCommandRunner(env, logger));
+  const runner = new ComposeRunner({
+    stateDir,
+    docker,
+    identity: () => (serverId ? { serverId, daemonKeyId: identity.keyId, privateKey: identity.privateKey } : null),
+    logger,
+  });
+  const journal = await CommandJournal.open(join(stateDir, 'commands.json'));
+  const { signal, release } = stopSignal(io.signal);
+  let recording: Promise<void> = Promise.resolve();
+
+  logger.info('panel daemon starting', { version: PANEL_VERSION, url: target.url, serverId, stateDir });
+  const connection = new HubConnection({
+    target,
+    journal,
+    logger,
+    signal,
+    session: {
+      hello: () => buildHello(docker, logger, { serverId, machineId: identity.machineId, daemonKey: local ? { keyId: identity.keyId, publicKey: identity.publicKey } : undefined }),
+      onWelcome: (welcomedId) => {
+        serverId = welcomedId;
+        recording = rememberServerId(stateDir, local, welcomedId);
+        return recording;
+      },
+      execute: (command) => runner.execute(command),
+    },
+  });
+  const end = await connection.run();
+  release();
+  await recording.catch(() => undefined); // logged by the connection; just never exit mid-write
+  if (end.reason === 'parked') {
+    io.stderr(`panel daemon: the control plane refused this daemon's credential (${end.detail}); run "panel daemon join <url> --token <token> --force"\n`);
+    return EXIT_PARKED;
+  }
+  return 0;
+}
+
+async function buildHello(
+  docker: DockerCli,
+  logger: Logger,
+  fields: { serverId?: string; machineId: string; daemonKey?: HelloFrame['daemonKey'] },
+): Promise<HelloFrame> {
+  const [engine, compose] = await Promise.all([
+    docker.engineVersion(),
+    docker.compose().catch((error: Error) => {
+      logger.warn('Docker Compose is not available; deploys will fail until it is installed', { error: error.message });
+      return null;
+    }),
+  ]);
+  return {
+    type: 'hello',
+    hostname: hostname(),
+    ...(fields.serverId ? { serverId: fields.serverId } : {}),
+    machineId: fields.machineId,
+    version: PANEL_VERSION,
+    docker: { version: engine, composeVersion: compose?.version ?? null },
+    ...(fields.daemonKey ? { daemonKey: fields.daemonKey } : {}),
+  };
+}
+
+/** The caller's signal, or one aborted by SIGINT/SIGTERM; `release` removes the handlers. */
+function stopSignal(given: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
+  if (given) return { signal: given, release: () => {} };
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+function logLevel(value: string | undefined): LogLevel {
+  return value === 'debug' || value === 'warn' || value === 'error' ? value : 'info';
+}

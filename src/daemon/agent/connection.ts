@@ -1,0 +1,279 @@
+/**
+ * The agent's connection to the hub: one WebSocket at a time to /ws/daemon/v1 (TCP with a bearer
+ * credential, or the local unix socket without one), `hello` as the first frame, then
+ * command -> ack -> run -> report -> result, and pong for every ping. When the socket ends the
+ * agent reconnects after a jittered exponential backoff of 1-30 s; it parks (stops for good,
+ * logging why) when the hub refuses the credential: close code 4003 or HTTP 401/403 on upgrade.
+ * Randomness and waiting are injected so tests never sleep.
+ */
+import type { Logger } from '../../lib/logger.ts';
+import {
+  CLOSE_CODES,
+  type CommandFrame,
+  encodeFrame,
+  type Frame,
+  FrameError,
+  type HelloFrame,
+  parseFrame,
+  type ResultFrame,
+} from '../protocol.ts';
+import type { CommandJournal } from './command-journal.ts';
+import type { CommandOutcome } from './compose-runner.ts';
+
+/** Bun's client takes upgrade headers (and ws+unix:// urls); the DOM typings of `WebSocket` do not say so. */
+const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket;
+
+export const MIN_BACKOFF_MS = 1_000;
+export const MAX_BACKOFF_MS = 30_000;
+/** The hub pings more often than this; silence this long means a dead link. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+
+/**
+ * Delay before reconnect attempt `attempt` (0-based): "equal jitter" over an exponential
+ * ceiling, min(30 s, 1 s * 2^attempt), so the delay lies in [ceiling/2, ceiling], never below 1 s.
+ */
+export function backoffDelay(attempt: number, random: () => number): number {
+  const ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** attempt);
+  return Math.max(MIN_BACKOFF_MS, Math.round(ceiling / 2 + (random() * ceiling) / 2));
+}
+
+/** Where to connect: `ws(s)://host/ws/daemon/v1` or `ws+unix:///path.sock:/ws/daemon/v1`. */
+export interface HubTarget {
+  url: string;
+  credential?: string;
+}
+
+export const localHubTarget = (socketPath: string): HubTarget => ({ url: `ws+unix://${socketPath}:/ws/daemon/v1` });
+
+/** What the connection needs from the rest of the agent. */
+export interface AgentSession {
+  /** Built before each connection attempt, so it carries current Docker versions. */
+  hello(): Promise<HelloFrame>;
+  onWelcome(serverId: string): Promise<void>;
+  execute(command: CommandFrame): Promise<CommandOutcome>;
+}
+
+export interface ConnectionOptions {
+  target: HubTarget;
+  session: AgentSession;
+  journal: CommandJournal;
+  logger: Logger;
+  random?: () => number;
+  /** Waits `ms`, or less when `signal` aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Calls `callback` after `ms` unless the returned cancel function runs first. */
+  timer?: (callback: () => void, ms: number) => () => void;
+  /** Aborting closes the socket (1000) and ends the loop. */
+  signal?: AbortSignal;
+  idleTimeoutMs?: number;
+}
+
+export type LoopEnd = { reason: 'stopped' } | { reason: 'parked'; detail: string };
+
+/** How one connection ended. `upgradeStatus` is the HTTP status when the upgrade was refused. */
+interface ConnectionEnd {
+  code: number;
+  reason: string;
+  welcomed: boolean;
+  upgradeStatus?: number;
+}
+
+const defaultTimer = (callback: () => void, ms: number) => {
+  const handle = setTimeout(callback, ms);
+  return () => clearTimeout(handle);
+};
+
+const defaultSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+
+export class HubConnection {
+  private socket: WebSocket | null = null;
+  private readonly signal: AbortSignal;
+
+  constructor(private readonly options: ConnectionOptions) {
+    this.signal = options.signal ?? new AbortController().signal;
+  }
+
+  /** Connects and reconnects until stopped or parked. */
+  async run(): Promise<LoopEnd> {
+    const { logger, random = Math.random, sleep = defaultSleep } = this.options;
+    let attempt = 0;
+    while (!this.signal.aborted) {
+      const end = await this.connectOnce();
+      if (this.signal.aborted) break;
+      if (end.code === CLOSE_CODES.unauthorized || end.upgradeStatus === 401 || end.upgradeStatus === 403) {
+        const detail = end.upgradeStatus ? `HTTP ${end.upgradeStatus} on upgrade` : `close ${end.code} ${end.reason}`.trim();
+        logger.error('the control plane refused this daemon\'s credential; not reconnecting. Run "panel daemon join <url> --token <token> --force" to enroll again', { detail });
+        return { reason: 'parked', detail };
+      }
+      if (end.welcomed) attempt = 0;
+      const delay = end.code === CLOSE_CODES.replaced ? MAX_BACKOFF_MS : backoffDelay(attempt++, random);
+      const message = end.code === CLOSE_CODES.replaced ? 'replaced by another connection of this server; is a second daemon running with this identity?' : 'disconnected from the control plane';
+      logger.warn(message, { code: end.code, reason: end.reason, upgradeStatus: end.upgradeStatus, retryInMs: delay });
+      await sleep(delay, this.signal);
+    }
+    logger.info('daemon connection stopped');
+    return { reason: 'stopped' };
+  }
+
+  private async connectOnce(): Promise<ConnectionEnd> {
+    const { target, session, logger, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, timer = defaultTimer } = this.options;
+    let hello: HelloFrame;
+    try {
+      hello = await session.hello();
+    } catch (error) {
+      return { code: 0, reason: `cannot prepare hello: ${(error as Error).message}`, welcomed: false };
+    }
+    logger.debug('connecting', { url: target.url });
+    return new Promise<ConnectionEnd>((resolve) => {
+      const headers: Record<string, string> = target.credential ? { authorization: `Bearer ${target.credential}` } : {};
+      let socket: WebSocket;
+      try {
+        socket = new BunWebSocket(target.url, { headers });
+      } catch (error) {
+        resolve({ code: 0, reason: `cannot open ${target.url}: ${(error as Error).message}`, welcomed: false });
+        return;
+      }
+      this.socket = socket;
+      let welcomed = false;
+      let finished = false;
+      let upgradeStatus: number | undefined;
+      let cancelIdleTimer = () => {};
+
+      // Ends this connection once: on close, or at once when the hub fell silent (a dead link
+      // may never deliver the close); a finished socket's late frames are ignored.
+      const finish = (code: number, reason: string) => {
+        if (finished) return;
+        finished = true;
+        cancelIdleTimer();
+        this.signal.removeEventListener('abort', onAbort);
+        if (this.socket === socket) this.socket = null;
+        resolve({ code, reason, welcomed, upgradeStatus });
+      };
+      const armIdleTimer = () => {
+        cancelIdleTimer();
+        cancelIdleTimer = timer(() => {
+          socket.close(CLOSE_CODES.goingAway, 'no frame from the hub');
+          finish(0, `no frame for ${idleTimeoutMs} ms`);
+        }, idleTimeoutMs);
+      };
+      const onAbort = () => socket.close(CLOSE_CODES.normal, 'daemon stopping');
+      this.signal.addEventListener('abort', onAbort, { once: true });
+
+      socket.onopen = () => {
+        logger.info('connected to the control plane', { url: target.url });
+        this.send(socket, hello);
+        armIdleTimer();
+      };
+      socket.onmessage = (event) => {
+        if (finished) return;
+        armIdleTimer();
+        if (typeof event.data !== 'string') {
+          socket.close(CLOSE_CODES.malformedFrame, 'binary frames are not accepted');
+          return;
+        }
+        this.receive(socket, event.data, () => (welcomed = true));
+      };
+      socket.onerror = (event) => {
+        // Bun reports a refused upgrade as "... Expected 101 status code: 401".
+        const status = /status code: (\d{3})/.exec((event as ErrorEvent).message ?? '')?.[1];
+        if (status) upgradeStatus = Number(status);
+      };
+      socket.onclose = (event) => finish(event.code, event.reason);
+    });
+  }
+
+  private receive(socket: WebSocket, text: string, markWelcomed: () => void): void {
+    let frame: Frame;
+    try {
+      frame = parseFrame(text);
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      if (error.commandId) {
+        void this.refuseCommand(socket, error.commandId, error.closeReason);
+        return;
+      }
+      this.options.logger.warn('refused a frame from the hub', { code: error.closeCode, reason: error.closeReason });
+      socket.close(error.closeCode, error.closeReason);
+      return;
+    }
+    switch (frame.type) {
+      case 'welcome':
+        markWelcomed();
+        this.options.logger.info('welcomed by the control plane', { serverId: frame.serverId });
+        void this.options.session.onWelcome(frame.serverId).catch((error) => {
+          this.options.logger.error('cannot record the server id', { error: (error as Error).message });
+        });
+        return;
+      case 'ping':
+        this.send(socket, { type: 'pong', ts: frame.ts });
+        return;
+      case 'pong':
+        return;
+      case 'command':
+        void this.handleCommand(socket, frame);
+        return;
+      default:
+        socket.close(CLOSE_CODES.unexpectedFrame, `unexpected ${frame.type} frame from the hub`);
+    }
+  }
+
+  /** Acks every delivery; runs an id only the first time (see command-journal.ts). */
+  private async handleCommand(socket: WebSocket, command: CommandFrame): Promise<void> {
+    const { journal, session } = this.options;
+    if (this.answerKnownCommand(socket, command.id)) return;
+    await journal.begin(command.id);
+    this.send(socket, { type: 'ack', id: command.id });
+    let outcome: CommandOutcome;
+    try {
+      outcome = await session.execute(command);
+    } catch (error) {
+      outcome = { report: null, result: { ok: false, error: { code: 'internal_error', message: (error as Error).message } } };
+    }
+    const result: ResultFrame = { type: 'result', id: command.id, ...outcome.result };
+    await journal.finish(result);
+    // The socket the command came on may be gone: answer on the current one. Without one, the
+    // hub redelivers the command after reconnecting and gets the recorded result.
+    const current = this.socket;
+    if (!current) return;
+    if (outcome.report) this.send(current, { type: 'report', commandId: command.id, ...outcome.report });
+    this.send(current, result);
+  }
+
+  /** A command whose payload is invalid is answered (and remembered) as failed, never run. */
+  private async refuseCommand(socket: WebSocket, id: string, reason: string): Promise<void> {
+    if (this.answerKnownCommand(socket, id)) return;
+    this.options.logger.warn('refused an invalid command', { commandId: id, reason });
+    await this.options.journal.begin(id);
+    await this.options.journal.finish({ type: 'result', id, ok: false, error: { code: 'invalid_command', message: reason } });
+    this.answerKnownCommand(socket, id);
+  }
+
+  /** Acks a redelivered id, with its recorded result when it has finished; false for a new id. */
+  private answerKnownCommand(socket: WebSocket, id: string): boolean {
+    const known = this.options.journal.get(id);
+    if (!known) return false;
+    this.send(socket, { type: 'ack', id });
+    if (known.state === 'done') this.send(socket, known.result);
+    this.options.logger.debug('command already known; not running it again', { commandId: id, state: known.state });
+    return true;
+  }
+
+  private send(socket: WebSocket, frame: Frame): void {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    try {
+      socket.send(encodeFrame(frame));
+    } catch (error) {
+      // Only a report can outgrow the frame limit (thousands of containers or huge labels).
+      this.options.logger.error('cannot send a frame', { type: frame.type, error: (error as Error).message });
+    }
+  }
+}

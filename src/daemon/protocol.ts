@@ -1,0 +1,200 @@
+/**
+ * The daemon protocol on `/ws/daemon/v1`, shared by the hub (control plane) and the agent
+ * (`panel daemon`). Every WebSocket message is one UTF-8 JSON text frame of at most
+ * MAX_FRAME_BYTES, shaped by `Frame`: one valibot discriminated union on `type`.
+ *
+ * Conversation (ARCHITECTURE.md §6):
+ *   agent -> hub   hello                      first frame, once per connection
+ *   hub -> agent   welcome                    the canonical server record the hello resolved to
+ *   hub -> agent   command                    durable: redelivered until a result arrives
+ *   agent -> hub   ack, report?, result       ack on receipt; report(s) then result when done
+ *   hub -> agent   ping    agent -> hub pong  liveness, either way round
+ *
+ * Unknown object keys are ignored (a newer peer may add fields); unknown frame types, missing
+ * or mistyped fields are refused. A refused frame closes the connection with the close code of
+ * its `FrameError`, except a `command` whose id is readable: the receiver answers that command
+ * with a failed `result` instead, so one bad command cannot wedge a redelivering hub.
+ */
+import * as v from 'valibot';
+import { CONTAINER_STATES } from './container-state.ts';
+
+/** Largest frame either side accepts, counted in UTF-8 bytes. */
+export const MAX_FRAME_BYTES = 256 * 1024;
+
+/** WebSocket close codes (4000-4999 are application codes) and what the agent does on each. */
+export const CLOSE_CODES = {
+  /** Orderly shutdown of either side; the agent reconnects with backoff unless it is stopping. */
+  normal: 1000,
+  /** The hub is going away (restart); the agent reconnects with backoff. */
+  goingAway: 1001,
+  /** A frame was not JSON, or not one of the frames below. */
+  malformedFrame: 4000,
+  /** A frame exceeded MAX_FRAME_BYTES. */
+  frameTooLarge: 4001,
+  /** A valid frame out of order: anything before `hello`, a second `hello`, a hub-only frame from an agent. */
+  unexpectedFrame: 4002,
+  /** The credential is unknown or revoked: the agent parks (stops retrying) until re-joined. */
+  unauthorized: 4003,
+  /** No `hello` within the hub's deadline after the upgrade. */
+  helloTimeout: 4008,
+  /** Another connection of the same server replaced this one; the agent retries after the longest backoff. */
+  replaced: 4009,
+} as const;
+
+export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
+
+/** Compose project names the agent accepts: what Compose itself allows, minus the leading `_`/`-`. */
+export const PROJECT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** Secret file names: one path segment, never `.`/`..`, so a name cannot leave `secrets/`. */
+export const SECRET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const COMMAND_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+const text = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max));
+const commandId = v.pipe(v.string(), v.regex(COMMAND_ID_PATTERN, 'command id must be 1-64 of [A-Za-z0-9_-]'));
+const projectName = v.pipe(v.string(), v.regex(PROJECT_NAME_PATTERN, 'project name must match ^[a-z0-9][a-z0-9_-]{0,62}$'));
+const uuid = v.pipe(v.string(), v.uuid());
+
+/** A secret delivered with a deploy: `envelope` is `pndaemon.v1.<serverId>.<keyId>.<payload>`. */
+const DeploySecret = v.object({
+  name: v.pipe(v.string(), v.regex(SECRET_NAME_PATTERN, 'secret name must be one file name of [A-Za-z0-9_.-]')),
+  envelope: text(64 * 1024),
+});
+
+/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`. */
+const DeployCommand = v.object({
+  type: v.literal('command'),
+  id: commandId,
+  kind: v.literal('deploy'),
+  payload: v.object({
+    deploymentId: uuid,
+    project: projectName,
+    compose: text(MAX_FRAME_BYTES),
+    secrets: v.pipe(
+      v.array(DeploySecret),
+      v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
+    ),
+  }),
+});
+
+/** Stop (`down`, keeping volumes and the project folder) or destroy (`down --volumes`, folder removed). */
+const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName });
+const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopOrDestroyPayload });
+const DestroyCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('destroy'), payload: StopOrDestroyPayload });
+
+/** One container as the runtime lists it. `service` is the Compose service key. */
+const ReportedContainer = v.object({
+  containerId: text(128),
+  name: text(255),
+  service: v.string(),
+  state: v.picklist(CONTAINER_STATES),
+  /** Docker's human status, e.g. "Up 3 minutes". */
+  status: v.optional(v.string()),
+  labels: v.optional(v.record(v.string(), v.string())),
+});
+
+const CommandFailure = v.object({ code: text(64), message: v.pipe(v.string(), v.maxLength(4096)) });
+
+export const Frame = v.variant('type', [
+  /** agent -> hub, first frame. `serverId` is the persisted one (absent before the first welcome
+   * of a local daemon). `daemonKey` is sent only by the local daemon, which never enrolls: the hub
+   * records it so it can seal `pndaemon` envelopes to the local slot. Docker versions are null
+   * when the engine or Compose cannot be reached. */
+  v.object({
+    type: v.literal('hello'),
+    hostname: text(255),
+    serverId: v.optional(uuid),
+    machineId: text(128),
+    version: text(64),
+    docker: v.object({ version: v.nullable(v.string()), composeVersion: v.nullable(v.string()) }),
+    daemonKey: v.optional(v.object({ keyId: text(32), publicKey: text(64) })),
+  }),
+  /** hub -> agent: the canonical server record; envelopes are sealed to this server id. */
+  v.object({ type: v.literal('welcome'), serverId: uuid }),
+  /** hub -> agent: one durable command. The agent runs an id at most once; a redelivered id is
+   * acked again and, once finished, answered with the recorded result. */
+  v.variant('kind', [DeployCommand, StopCommand, DestroyCommand]),
+  /** agent -> hub: the command was received and will run (or already ran). */
+  v.object({ type: v.literal('ack'), id: commandId }),
+  /** agent -> hub: the command finished; `data` on success, `error` on failure. */
+  v.variant('ok', [
+    v.object({ type: v.literal('result'), id: commandId, ok: v.literal(true), data: v.optional(v.record(v.string(), v.unknown())) }),
+    v.object({ type: v.literal('result'), id: commandId, ok: v.literal(false), error: CommandFailure }),
+  ]),
+  /** agent -> hub: the containers of one Compose project as the runtime lists them now. Sent after
+   * a command (with its `commandId`) before its result; an empty list after stop or destroy. */
+  v.object({
+    type: v.literal('report'),
+    commandId: v.optional(commandId),
+    project: projectName,
+    containers: v.array(ReportedContainer),
+  }),
+  /** either way: liveness probe; `ts` is the sender's clock in epoch milliseconds. */
+  v.object({ type: v.literal('ping'), ts: v.number() }),
+  /** either way: answer to `ping`, echoing its `ts`. */
+  v.object({ type: v.literal('pong'), ts: v.number() }),
+]);
+
+export type Frame = v.InferOutput<typeof Frame>;
+export type FrameType = Frame['type'];
+export type FrameOf<T extends FrameType> = Extract<Frame, { type: T }>;
+export type HelloFrame = FrameOf<'hello'>;
+export type CommandFrame = FrameOf<'command'>;
+export type CommandKind = CommandFrame['kind'];
+export type ResultFrame = FrameOf<'result'>;
+export type ReportFrame = FrameOf<'report'>;
+export type ReportedContainer = v.InferOutput<typeof ReportedContainer>;
+export type CommandFailure = v.InferOutput<typeof CommandFailure>;
+
+/** A refused frame: `closeCode`/`closeReason` are what to close the socket with. `commandId` is
+ * set when the frame was a command with a readable id (answer it with a failed result instead). */
+export class FrameError extends Error {
+  constructor(
+    readonly closeCode: CloseCode,
+    readonly closeReason: string,
+    readonly commandId?: string,
+  ) {
+    super(closeReason);
+    this.name = 'FrameError';
+  }
+}
+
+/** Parses one received text frame or throws `FrameError` saying why it is refused. */
+export function parseFrame(text: string): Frame {
+  // A UTF-8 byte is at most one UTF-16 unit and a unit at most 3 bytes: decide cheaply when possible.
+  if (text.length > MAX_FRAME_BYTES || (text.length * 3 > MAX_FRAME_BYTES && Buffer.byteLength(text) > MAX_FRAME_BYTES)) {
+    throw new FrameError(CLOSE_CODES.frameTooLarge, `frame exceeds ${MAX_FRAME_BYTES} bytes`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new FrameError(CLOSE_CODES.malformedFrame, 'frame is not valid JSON');
+  }
+  const parsed = v.safeParse(Frame, json);
+  if (parsed.success) return parsed.output;
+  throw new FrameError(CLOSE_CODES.malformedFrame, describeIssue(json, parsed.issues[0]), readableCommandId(json));
+}
+
+/** Serializes a frame; throws `FrameError` when it would exceed what the peer accepts. */
+export function encodeFrame(frame: Frame): string {
+  const encoded = JSON.stringify(frame);
+  if (Buffer.byteLength(encoded) > MAX_FRAME_BYTES) {
+    throw new FrameError(CLOSE_CODES.frameTooLarge, `${frame.type} frame exceeds ${MAX_FRAME_BYTES} bytes`);
+  }
+  return encoded;
+}
+
+/** A close reason must fit in 123 UTF-8 bytes: printable ASCII only, then 123 characters suffice. */
+function describeIssue(json: unknown, issue: v.BaseIssue<unknown> | undefined): string {
+  const type = json !== null && typeof json === 'object' ? (json as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string') return 'frame has no string "type"';
+  const path = issue?.path?.map((item) => String(item.key)).join('.');
+  const detail = issue ? `${path ? `${path}: ` : ''}${issue.message}` : 'invalid';
+  return `invalid ${type.slice(0, 16)} frame: ${detail}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 123);
+}
+
+function readableCommandId(json: unknown): string | undefined {
+  if (json === null || typeof json !== 'object') return undefined;
+  const { type, id } = json as { type?: unknown; id?: unknown };
+  return type === 'command' && typeof id === 'string' && COMMAND_ID_PATTERN.test(id) ? id : undefined;
+}
