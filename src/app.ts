@@ -1,18 +1,16 @@
 import type { Database } from 'bun:sqlite';
-import { openapi } from '@elysiajs/openapi';
-import { toJsonSchema } from '@valibot/to-json-schema';
 import { Elysia } from 'elysia';
 import type { Config } from './config.ts';
 import type { KeyRing } from './crypto/keyring.ts';
 import type { Db } from './db/client.ts';
 import { toErrorResponse } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
+import { buildOpenApiDocument } from './http/openapi.ts';
 import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/request.ts';
 import { referenceRoutes } from './http/reference.ts';
 import { surfaces } from './http/surfaces.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
-import { PANEL_VERSION } from './version.ts';
 
 /** Everything the server needs, passed in: tests build their own, nothing is a module singleton. */
 export interface AppDeps {
@@ -30,7 +28,8 @@ export interface AppDeps {
  */
 export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
-  return new Elysia({ name: 'panel', normalize: false })
+  let openApiDocument: { routes: number; document: ReturnType<typeof buildOpenApiDocument> } | undefined;
+  const app = new Elysia({ name: 'panel', normalize: false })
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = assignRequestId(request);
     })
@@ -47,24 +46,16 @@ export function buildApp(deps: AppDeps) {
       set.headers['content-type'] = 'application/json';
       return body;
     })
-    .use(
-      openapi({
-        path: '/api/reference',
-        specPath: '/api/openapi.json',
-        provider: null,
-        mapJsonSchema: { valibot: toJsonSchema },
-        documentation: {
-          info: {
-            title: 'Panel API',
-            version: PANEL_VERSION,
-            description: 'Self-hosted deployment control plane. Errors share one body: {"error": {"code", "message", "path"?, "requestId"}}.',
-          },
-        },
-      }),
-    )
     .use(healthRoutes(deps.sqlite))
     .use(referenceRoutes)
     .use(surfaces(deps));
+
+  const describeApi = () => {
+    // Built on first request and again only when routes were added since (tests add routes).
+    if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app) };
+    return openApiDocument.document;
+  };
+  return app.get('/api/openapi.json', describeApi, { detail: { hide: true } });
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -135,3 +135,28 @@ describe('access log', () => {
     expect(lines.join('')).not.toContain('abc');
   });
 });
+
+describe('OpenAPI completeness', () => {
+  test('every API operation documents a success response and its error codes; bodies are application/json', async () => {
+    const { request, app } = createTestApp();
+    app.use(new Elysia().post('/api/client/v1/test-doc', ({ body }) => body, { body: v.object({ name: v.string() }) }));
+    const doc = (await request('GET', '/api/openapi.json')).json;
+    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(operations.length).toBeGreaterThan(2);
+    for (const { path, method, operation } of operations) {
+      expect(path.endsWith('/') && path !== '/').toBe(false);
+      if (path.includes('test-doc')) {
+        expect(Object.keys(operation.requestBody.content)).toEqual(['application/json']);
+        continue;
+      }
+      const statuses = Object.keys(operation.responses ?? {});
+      expect({ path, method, success: statuses.some((s) => s.startsWith('2')) }).toEqual({ path, method, success: true });
+      if (path.startsWith('/api/client/v1/') && !path.startsWith('/api/client/v1/auth')) {
+        expect({ path, method, documents401: statuses.includes('401') }).toEqual({ path, method, documents401: true });
+      }
+      if (operation.requestBody) expect(Object.keys(operation.requestBody.content)).toEqual(['application/json']);
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import * as v from 'valibot';
 import { gzipSync } from 'node:zlib';
 // Embedded into the executable by `bun build --compile`; a plain path when run from source.
 import scalarBundlePath from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'file' };
@@ -28,6 +29,7 @@ let gzippedBundle: Buffer<ArrayBuffer> | undefined;
 
 export const referenceRoutes = new Elysia({ name: 'reference' })
   .get('/api/reference', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
+    response: { 200: v.pipe(v.string(), v.description('HTML page')) },
     detail: { summary: 'Interactive API reference viewer', tags: ['meta'] },
   })
   .get(
