@@ -17,6 +17,31 @@ export interface Config {
   daemonSocket: string;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  /** External identity providers; each is present only when configured. */
+  oauth: OAuthConfig;
+}
+
+export interface GitHubOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  /** Where /login/oauth/* lives (GitHub Enterprise, or a fake provider in tests). */
+  baseUrl: string;
+  /** The REST API root (/user, /user/emails). */
+  apiUrl: string;
+}
+
+export interface OidcOAuthConfig {
+  /** The issuer identifier; discovery is read from <issuer>/.well-known/openid-configuration. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Shown on the sign-in page. */
+  name: string;
+}
+
+export interface OAuthConfig {
+  github?: GitHubOAuthConfig;
+  oidc?: OidcOAuthConfig;
 }
 
 /** Thrown when the environment holds bad values; main prints every problem and exits non-zero. */
@@ -58,6 +83,7 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const isSignupEnabled = parseBoolean('PANEL_IS_SIGNUP_ENABLED', text('PANEL_IS_SIGNUP_ENABLED'), problems);
   const logLevel = parseLogLevel(text('PANEL_LOG_LEVEL') ?? 'info', problems);
   const maxBodyBytes = parsePositiveInt('PANEL_MAX_BODY_BYTES', text('PANEL_MAX_BODY_BYTES') ?? String(1024 * 1024), problems);
+  const oauth = parseOAuth(text, problems);
 
   const socketText = text('PANEL_DAEMON_SOCKET') ?? join(dataDir, 'daemon.sock');
   const daemonSocket = isAbsolute(socketText) ? socketText : resolve(socketText);
@@ -88,7 +114,59 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     daemonSocket,
     logLevel,
     maxBodyBytes,
+    oauth,
   };
+}
+
+/**
+ * OAuth providers: GitHub when its client id and secret are set, OpenID Connect when its issuer,
+ * client id and secret are set; half a configuration is an error. Provider URLs must be https
+ * (plain http only to loopback addresses, for a provider on the same host or in tests).
+ */
+function parseOAuth(text: (name: string) => string | undefined, problems: string[]): OAuthConfig {
+  const oauth: OAuthConfig = {};
+  const all = (names: string[]) => {
+    const values = names.map(text);
+    const given = values.filter((value) => value !== undefined).length;
+    if (given > 0 && given < names.length) problems.push(`${names.join(', ')} must be set together (missing ${names.filter((_, i) => values[i] === undefined).join(', ')})`);
+    return given === names.length ? (values as string[]) : null;
+  };
+  const github = all(['PANEL_OAUTH_GITHUB_CLIENT_ID', 'PANEL_OAUTH_GITHUB_CLIENT_SECRET']);
+  if (github) {
+    oauth.github = {
+      clientId: github[0]!,
+      clientSecret: github[1]!,
+      baseUrl: parseProviderUrl('PANEL_OAUTH_GITHUB_BASE_URL', text('PANEL_OAUTH_GITHUB_BASE_URL') ?? 'https://github.com', problems).replace(/\/+$/, ''),
+      apiUrl: parseProviderUrl('PANEL_OAUTH_GITHUB_API_URL', text('PANEL_OAUTH_GITHUB_API_URL') ?? 'https://api.github.com', problems).replace(/\/+$/, ''),
+    };
+  }
+  const oidc = all(['PANEL_OAUTH_OIDC_ISSUER', 'PANEL_OAUTH_OIDC_CLIENT_ID', 'PANEL_OAUTH_OIDC_CLIENT_SECRET']);
+  if (oidc) {
+    oauth.oidc = {
+      issuer: parseProviderUrl('PANEL_OAUTH_OIDC_ISSUER', oidc[0]!, problems),
+      clientId: oidc[1]!,
+      clientSecret: oidc[2]!,
+      name: text('PANEL_OAUTH_OIDC_NAME') ?? 'OpenID Connect',
+    };
+  }
+  return oauth;
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+function parseProviderUrl(name: string, value: string, problems: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push(`${name} must be an absolute https URL, got "${value}"`);
+    return value;
+  }
+  const plainHttpAllowed = url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname);
+  if (url.protocol !== 'https:' && !plainHttpAllowed) problems.push(`${name} must use https (http only for loopback addresses), got "${value}"`);
+  if (url.search || url.hash || url.username || url.password) problems.push(`${name} must not carry a query, fragment or credentials`);
+  // Kept as written: an OpenID issuer is compared character for character.
+  return value;
 }
 
 function parsePort(value: string, problems: string[]): number {

@@ -9,6 +9,7 @@ import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
+import { announceInstall } from './domain/identity/install.ts';
 import { systemClock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 
@@ -78,6 +79,8 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   }
 
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${tcp.server?.port}`;
+  // First boot (self-hosted): the one-time install token goes to <data dir>/install-token (0600).
+  announceInstall(deps.db, config, logger);
   logger.info('panel serving', { url, publicUrl: config.publicUrl, socket: config.daemonSocket, runtime: config.runtime });
   return {
     url,

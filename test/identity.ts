@@ -58,3 +58,41 @@ export function tokenFor(t: TestApp, caller: TestCaller, role: MembershipRole): 
     .run();
   return { authorization: `Bearer ${token}` };
 }
+
+/** The Origin header of the test app's public URL (cookie writes must carry it). */
+export const originOf = (t: TestApp): Record<string, string> => ({ origin: new URL(t.config.publicUrl).origin });
+
+/** `name=value` of the session cookie a response set, as a request Cookie header; null when none. */
+export function cookieFrom(t: TestApp, headers: Headers): string | null {
+  const name = sessionCookieName(t.config.publicUrl);
+  const header = headers.getSetCookie().find((cookie) => cookie.startsWith(`${name}=`));
+  if (!header) return null;
+  const pair = header.split(';')[0]!;
+  return pair === `${name}=` ? null : pair;
+}
+
+/** A user with a real Argon2id password (and optionally their own organization). */
+export async function createPasswordUser(
+  t: TestApp,
+  opts: { email?: string; password?: string; isSuperadmin?: boolean; withOrganization?: boolean } = {},
+) {
+  const { hashPassword } = await import('../src/auth/password.ts');
+  counter += 1;
+  const email = opts.email ?? `person${counter}@example.test`;
+  const password = opts.password ?? 'correct horse battery staple';
+  const row = t.db
+    .insert(user)
+    .values({ email, passwordHash: await hashPassword(password), isSuperadmin: opts.isSuperadmin ?? false })
+    .returning()
+    .get();
+  const organizationId =
+    opts.withOrganization === false ? null : createOrganization(t.db, { name: `Org ${counter}`, ownerUserId: row.id }).id;
+  return { userId: row.id, email, password, organizationId };
+}
+
+/** Signs in through the real route; returns the response and request headers for the new session. */
+export async function signIn(t: TestApp, email: string, password: string, extra: Record<string, string> = {}) {
+  const res = await t.request('POST', '/api/client/v1/auth/sign-in', { email, password }, { ...originOf(t), ...extra });
+  const cookie = cookieFrom(t, res.headers);
+  return { res, headers: cookie ? { cookie, ...originOf(t) } : null };
+}

@@ -1,6 +1,5 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyRing } from '../crypto/keyring.ts';
-import { safeEqual } from '../crypto/primitives.ts';
 
 /**
  * Opaque bearer credentials (sessions, API tokens, join tokens, invitations): 256 random bits
@@ -23,14 +22,42 @@ export function signCookieValue(ring: KeyRing, token: string): string {
   return `${token}.${mac}`;
 }
 
+/**
+ * Cookies verified before, per key ring: every authenticated request presents the same cookie,
+ * and the answer (an HMAC under an immutable ring) never changes. Only valid cookies are kept,
+ * so a stream of forged ones cannot grow it; it is cleared when full. Whether the session is
+ * still alive is decided by the database on every request, not here.
+ */
+const verifiedCookies = new WeakMap<KeyRing, Map<string, string>>();
+const VERIFIED_COOKIES_MAX = 10_000;
+
 export function verifyCookieValue(ring: KeyRing, value: string): string | null {
+  let verified = verifiedCookies.get(ring);
+  const known = verified?.get(value);
+  if (known !== undefined) return known;
+  const token = verifyCookieMac(ring, value);
+  if (token !== null) {
+    if (!verified) verifiedCookies.set(ring, (verified = new Map()));
+    if (verified.size >= VERIFIED_COOKIES_MAX) verified.clear();
+    verified.set(value, token);
+  }
+  return token;
+}
+
+function verifyCookieMac(ring: KeyRing, value: string): string | null {
   const dot = value.lastIndexOf('.');
   if (dot <= 0) return null;
   const token = value.slice(0, dot);
-  const mac = value.slice(dot + 1);
+  // Every request with a cookie comes through here: compare the raw 32-byte MACs in constant
+  // time (their length is public) instead of hashing both sides first.
+  const macText = value.slice(dot + 1);
+  const mac = Buffer.from(macText, 'base64url');
+  // Canonical encoding only: the last base64url character has spare bits, so without this a
+  // tampered cookie could decode to the same MAC.
+  if (mac.length !== 32 || mac.toString('base64url') !== macText) return null;
   for (const keyId of ring.keyIds) {
     const key = ring.subkey(keyId, COOKIE_PURPOSE);
-    if (key && safeEqual(createHmac('sha256', key).update(token).digest('base64url'), mac)) return token;
+    if (key && timingSafeEqual(createHmac('sha256', key).update(token).digest(), mac)) return token;
   }
   return null;
 }

@@ -26,7 +26,7 @@ const failing = (tag: string): Migration => ({
 
 describe('embedded migrations', () => {
   test('the macro embeds every journal entry, in order, split into statements', () => {
-    expect(EMBEDDED.map((migration) => migration.tag)).toEqual(['0000_create_tables', '0001_add_triggers']);
+    expect(EMBEDDED.map((migration) => migration.tag)).toEqual(['0000_create_tables', '0001_add_triggers', '0002_add_api_tokens', '0003_add_identity_tables']);
     // What was inlined at transpile time is what is on disk now.
     expect(EMBEDDED).toEqual(readMigrations());
     for (const { statements } of EMBEDDED) {
@@ -57,7 +57,7 @@ describe('migrate', () => {
     const sqlite = openDatabase(':memory:');
     expect(migrate(sqlite, EMBEDDED.slice(0, 1))).toBe(1);
     const next: Migration = { tag: '0002_create_widget', statements: ['CREATE TABLE widget (id TEXT PRIMARY KEY)'] };
-    expect(migrate(sqlite, [...EMBEDDED, next])).toBe(2);
+    expect(migrate(sqlite, [...EMBEDDED, next])).toBe(EMBEDDED.length);
     expect(appliedMigrationTags(sqlite)).toEqual([...EMBEDDED.map((migration) => migration.tag), next.tag]);
   });
 

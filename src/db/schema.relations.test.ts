@@ -83,6 +83,16 @@ const EXPECTED_FOREIGN_KEYS: Record<string, string> = {
   'replica.server_id': 'server RESTRICT',
   'deployment.environment_id': 'environment CASCADE',
   'deployment.server_id': 'server SET NULL',
+  'api_token.organization_id': 'organization CASCADE',
+  'api_token.user_id': 'user CASCADE',
+  // Identity (migration 0003_add_identity_tables).
+  'user_totp.user_id': 'user CASCADE',
+  'recovery_code.user_id': 'user CASCADE',
+  'passkey.user_id': 'user CASCADE',
+  'oauth_identity.user_id': 'user CASCADE',
+  'invitation.organization_id': 'organization CASCADE',
+  'invitation.invited_by_user_id': 'user CASCADE',
+  'invitation.accepted_by_user_id': 'user SET NULL',
 };
 
 describe('foreign keys', () => {

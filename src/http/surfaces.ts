@@ -1,7 +1,9 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../app.ts';
 import { DomainError } from '../lib/errors.ts';
+import { adminV1 } from './admin/v1/index.ts';
 import { clientV1 } from './client/v1/index.ts';
+import { installV1 } from './install/v1/index.ts';
 
 const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentication required');
 
@@ -12,6 +14,8 @@ const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentic
 export const surfaces = (deps: AppDeps) =>
   new Elysia({ name: 'surfaces' })
     .use(clientV1(deps))
+    .use(installV1(deps))
+    .use(adminV1(deps))
     // WebSocket namespaces: until a surface authenticates its callers, every upgrade is refused.
     .ws('/ws/client/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })
     .ws('/ws/developer/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })

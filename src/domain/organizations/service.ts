@@ -1,5 +1,9 @@
 import type { Db } from '../../db/client.ts';
-import { membership, organization, workspace } from '../../db/schema/index.ts';
+import { membership, type Organization, organization, workspace } from '../../db/schema/index.ts';
+import { type Actor, authorize, visibleOrganizationIds } from '../actor.ts';
+import type { Queryable } from '../shared/database.ts';
+import type { Page, PageRequest } from '../shared/pagination.ts';
+import { findOrganization, listOrganizationsIn, updateOrganizationRow } from './queries.ts';
 
 /** The machine workspace every organization gets; its name is reserved for users. */
 export const PANEL_WORKSPACE_NAME = 'TurboPanel';
@@ -17,4 +21,27 @@ export function createOrganization(db: Db, input: { name: string; ownerUserId: s
     tx.insert(membership).values({ organizationId: org.id, userId: input.ownerUserId, role: 'owner' }).run();
     return org;
   });
+}
+
+export function listOrganizations(db: Queryable, actor: Actor, page: PageRequest): Page<Organization> {
+  return listOrganizationsIn(db, visibleOrganizationIds(actor), page);
+}
+
+/** Reads an organization the actor belongs to; any other is 404. */
+export function loadOrganization(db: Queryable, actor: Actor, id: string, access: 'read' | 'write' = 'read'): Organization {
+  authorize(actor, id, access, 'organization');
+  return findOrganization(db, id)!;
+}
+
+export interface OrganizationChanges {
+  name?: string;
+  defaultEnvironmentName?: string;
+  isRandomizeUsernames?: boolean;
+}
+
+/** Admins rename the organization and set the defaults new projects and principals use. */
+export function updateOrganization(db: Queryable, actor: Actor, id: string, changes: OrganizationChanges): Organization {
+  const current = loadOrganization(db, actor, id, 'write');
+  if (Object.values(changes).every((value) => value === undefined)) return current;
+  return updateOrganizationRow(db, id, changes);
 }

@@ -1,6 +1,50 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
+import { apiTokenRoutes } from './api-tokens.ts';
+import { authAccountRoutes } from './auth-account.ts';
+import { authOAuthRoutes } from './auth-oauth.ts';
+import { authPasskeyRoutes } from './auth-passkeys.ts';
+import { authRoutes } from './auth.ts';
+import { invitationRoutes } from './invitations.ts';
+import { membershipRoutes } from './memberships.ts';
+import { bindingRoutes } from './bindings.ts';
+import { containerRoutes } from './containers.ts';
+import { environmentRoutes } from './environments.ts';
+import { hostingRoutes } from './hostings.ts';
+import { managedRoutes } from './managed.ts';
+import { markerRoutes } from './markers.ts';
 import { organizationRoutes } from './organizations.ts';
+import { principalRoutes } from './principals.ts';
+import { projectRoutes } from './projects.ts';
+import { serverRoutes } from './servers.ts';
+import { serviceRoutes } from './services.ts';
+import { tagRoutes } from './tags.ts';
+import { tenancyRoutes } from './tenancies.ts';
+import { variableRoutes } from './variables.ts';
+import { workspaceRoutes } from './workspaces.ts';
 
 /** The client surface: one file per resource, each protected by the client guard. */
-export const clientV1 = (deps: AppDeps) => new Elysia({ prefix: '/api/client/v1' }).use(organizationRoutes(deps));
+export const clientV1 = (deps: AppDeps) =>
+  new Elysia({ prefix: '/api/client/v1' })
+    .use(organizationRoutes(deps))
+    .use(workspaceRoutes(deps))
+    .use(projectRoutes(deps))
+    .use(environmentRoutes(deps))
+    .use(serviceRoutes(deps))
+    .use(hostingRoutes(deps))
+    .use(containerRoutes(deps))
+    .use(serverRoutes(deps))
+    .use(tagRoutes(deps))
+    .use(markerRoutes(deps))
+    .use(variableRoutes(deps))
+    .use(managedRoutes(deps))
+    .use(principalRoutes(deps))
+    .use(tenancyRoutes(deps))
+    .use(bindingRoutes(deps))
+    .use(authRoutes(deps))
+    .use(authAccountRoutes(deps))
+    .use(authPasskeyRoutes(deps))
+    .use(authOAuthRoutes(deps))
+    .use(membershipRoutes(deps))
+    .use(invitationRoutes(deps))
+    .use(apiTokenRoutes(deps));

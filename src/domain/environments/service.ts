@@ -1,0 +1,77 @@
+/**
+ * Environments: deployable copies of a project. Placement has one source of truth, the
+ * `server_id` pin (body field `serverId`): the same facts smuggled into metadata or options are
+ * stripped on every write. `generation` belongs to the deploy planner and is never client-written.
+ */
+import type { Environment, JsonObject } from '../../db/schema/index.ts';
+import { notFound } from '../../lib/errors.ts';
+import { type Access, type Actor, authorize } from '../actor.ts';
+import { loadProject } from '../projects/service.ts';
+import { requireServerOf } from '../servers/service.ts';
+import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
+import { stripKeys } from '../shared/json.ts';
+import type { Page, PageRequest } from '../shared/pagination.ts';
+import {
+  deleteEnvironmentRow,
+  environmentHasServices,
+  findEnvironment,
+  insertEnvironment,
+  listEnvironmentsOf,
+  type OwnedEnvironment,
+  updateEnvironmentRow,
+} from './queries.ts';
+
+export const STRIPPED_METADATA_KEYS = ['serverId', 'component'] as const;
+export const PLACEMENT_OPTION_KEYS = ['placement', 'serverId'] as const;
+
+export interface EnvironmentFields {
+  name?: string | null;
+  description?: string | null;
+  metadata?: JsonObject | null;
+  options?: JsonObject | null;
+  /** The placement pin: a server of the same organization, or null to inherit the project default. */
+  serverId?: string | null;
+}
+
+export function loadEnvironment(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedEnvironment {
+  const row = findEnvironment(db, id);
+  if (!row) throw notFound('environment');
+  authorize(actor, row.organizationId, access, 'environment');
+  return row;
+}
+
+export function listEnvironments(db: Queryable, actor: Actor, projectId: string, page: PageRequest): Page<Environment> {
+  loadProject(db, actor, projectId);
+  return listEnvironmentsOf(db, projectId, page);
+}
+
+/** The columns a client write may set, with platform keys stripped and the pin checked. */
+function writableColumns(db: Queryable, organizationId: string, fields: EnvironmentFields) {
+  if (fields.serverId) requireServerOf(db, organizationId, fields.serverId);
+  return {
+    name: fields.name,
+    description: fields.description,
+    serverId: fields.serverId,
+    metadata: stripKeys(fields.metadata, STRIPPED_METADATA_KEYS),
+    options: stripKeys(fields.options, PLACEMENT_OPTION_KEYS),
+  };
+}
+
+export function createEnvironment(db: Queryable, actor: Actor, input: EnvironmentFields & { projectId: string }): Environment {
+  const parent = loadProject(db, actor, input.projectId, 'write');
+  return insertEnvironment(db, { projectId: parent.id, ...writableColumns(db, parent.organizationId, input) });
+}
+
+export function updateEnvironment(db: Queryable, actor: Actor, id: string, changes: EnvironmentFields): Environment {
+  const row = loadEnvironment(db, actor, id, 'write');
+  const columns = writableColumns(db, row.organizationId, changes);
+  if (Object.values(columns).every((value) => value === undefined)) return row;
+  return updateEnvironmentRow(db, id, columns);
+}
+
+/** Restrict: services must go first; deployments, variables and markers of the environment cascade. */
+export function deleteEnvironment(db: Queryable, actor: Actor, id: string): void {
+  loadEnvironment(db, actor, id, 'write');
+  if (environmentHasServices(db, id)) throw hasDependents('environment', 'services');
+  deleteRestricted('environment', () => deleteEnvironmentRow(db, id));
+}

@@ -1,0 +1,150 @@
+/**
+ * Hostings: routing entries of a service. Each write re-validates the references (a public ip
+ * needs `bind: public`; ip and certificate must belong to the same organization) and rewrites
+ * the hostname mirror in the same transaction, so a hostname routes to at most one hosting per
+ * organization whatever the path prefix. Reconcile provenance in metadata is kept from clients.
+ */
+import type { Hosting, HostingProtocol, JsonObject } from '../../db/schema/index.ts';
+import { conflict, notFound, validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, authorize } from '../actor.ts';
+import { loadService } from '../services/service.ts';
+import type { Queryable } from '../shared/database.ts';
+import { stripKeys } from '../shared/json.ts';
+import type { Page, PageRequest } from '../shared/pagination.ts';
+import {
+  deleteHostingRow,
+  findHosting,
+  findIp,
+  findTls,
+  hostnamesRoutedElsewhere,
+  insertHosting,
+  listHostingsOf,
+  type OwnedHosting,
+  replaceHostnames,
+  updateHostingRow,
+} from './queries.ts';
+
+/** Set by Compose reconcile only: clients can neither write nor erase them. */
+export const PROVENANCE_METADATA_KEYS = ['composeOwned', 'composeServiceName', 'composeRoute', 'composeTlsMode', 'composeAdopted'] as const;
+
+export interface HostingOptions extends JsonObject {
+  hostnames?: string[];
+  protocol?: HostingProtocol;
+  bind?: 'public' | 'datacenter' | 'local';
+}
+
+export interface HostingFields {
+  name?: string | null;
+  description?: string | null;
+  metadata?: JsonObject | null;
+  options?: HostingOptions | null;
+  tlsId?: string | null;
+  ipId?: string | null;
+}
+
+export function loadHosting(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedHosting {
+  const row = findHosting(db, id);
+  if (!row) throw notFound('hosting');
+  authorize(actor, row.organizationId, access, 'hosting');
+  return row;
+}
+
+export function listHostings(db: Queryable, actor: Actor, serviceId: string, page: PageRequest): Page<Hosting> {
+  loadService(db, actor, serviceId);
+  return listHostingsOf(db, serviceId, page);
+}
+
+/** Newly referenced ip and certificate must be the organization's own (404 otherwise). */
+function checkReferences(db: Queryable, organizationId: string, fields: HostingFields): void {
+  if (fields.ipId) {
+    const address = findIp(db, fields.ipId);
+    if (!address || address.organizationId !== organizationId) throw notFound('ip');
+    if (address.scope !== 'public') throw validationFailed('must be an ip of public scope', 'ipId');
+  }
+  if (fields.tlsId) {
+    const certificate = findTls(db, fields.tlsId);
+    if (!certificate || certificate.organizationId !== organizationId) throw notFound('tls');
+  }
+}
+
+/** The hostnames to mirror: no repeats within the hosting, none routed by another hosting. */
+function checkHostnames(db: Queryable, organizationId: string, options: HostingOptions | null, hostingId?: string): string[] {
+  const names = options?.hostnames ?? [];
+  const lowered = names.map((name) => name.toLowerCase());
+  lowered.forEach((name, index) => {
+    if (lowered.indexOf(name) !== index) throw validationFailed(`hostname '${names[index]}' is listed twice`, `options.hostnames.${index}`);
+  });
+  const taken = hostnamesRoutedElsewhere(db, organizationId, lowered, hostingId);
+  const index = lowered.findIndex((name) => taken.has(name));
+  if (index >= 0) {
+    throw conflict('hostname_in_use', `hostname '${names[index]}' is already routed by another hosting`, `options.hostnames.${index}`);
+  }
+  return names;
+}
+
+/** The routing facts as they will stand once a write is applied. */
+interface RoutingAfterWrite {
+  ipId: string | null;
+  options: HostingOptions | null;
+}
+
+/** Validates a write against the hosting as it will stand; returns the hostnames to mirror. */
+function checkHosting(db: Queryable, organizationId: string, fields: HostingFields, after: RoutingAfterWrite, hostingId?: string): string[] {
+  checkReferences(db, organizationId, fields);
+  if (after.ipId !== null && after.options?.bind !== 'public') {
+    throw validationFailed('a hosting with an ipId needs bind: public', 'options.bind');
+  }
+  return checkHostnames(db, organizationId, after.options, hostingId);
+}
+
+/** Client metadata minus provenance keys, plus the provenance already stored. */
+function mergeMetadata(client: JsonObject | null | undefined, stored: JsonObject | null): JsonObject | null | undefined {
+  if (client === undefined) return undefined;
+  const isProvenance = (key: string) => (PROVENANCE_METADATA_KEYS as readonly string[]).includes(key);
+  const provenance = Object.fromEntries(Object.entries(stored ?? {}).filter(([key]) => isProvenance(key)));
+  const merged = { ...stripKeys(client, PROVENANCE_METADATA_KEYS), ...provenance };
+  return client === null && Object.keys(merged).length === 0 ? null : merged;
+}
+
+export function createHosting(db: Queryable, actor: Actor, input: HostingFields & { serviceId: string }): Hosting {
+  const owner = loadService(db, actor, input.serviceId, 'write');
+  const options = input.options ?? null;
+  const hostnames = checkHosting(db, owner.organizationId, input, { ipId: input.ipId ?? null, options });
+  return db.transaction((tx) => {
+    const row = insertHosting(tx, {
+      serviceId: owner.id,
+      name: input.name,
+      description: input.description,
+      metadata: mergeMetadata(input.metadata, null),
+      options,
+      tlsId: input.tlsId,
+      ipId: input.ipId,
+      protocol: options?.protocol ?? null,
+    });
+    replaceHostnames(tx, row.id, owner.organizationId, hostnames);
+    return row;
+  });
+}
+
+export function updateHosting(db: Queryable, actor: Actor, id: string, changes: HostingFields): Hosting {
+  const row = loadHosting(db, actor, id, 'write');
+  const ipId = changes.ipId !== undefined ? changes.ipId : row.ipId;
+  const options = changes.options !== undefined ? changes.options : (row.options as HostingOptions | null);
+  const hostnames = checkHosting(db, row.organizationId, changes, { ipId, options }, row.id);
+  return db.transaction((tx) => {
+    const updated = updateHostingRow(tx, id, {
+      ...changes,
+      metadata: mergeMetadata(changes.metadata, row.metadata),
+      protocol: changes.options !== undefined ? (options?.protocol ?? null) : undefined,
+      updatedAt: new Date(),
+    });
+    replaceHostnames(tx, id, row.organizationId, hostnames);
+    return updated;
+  });
+}
+
+/** Its hostname mirror rows and variables cascade. */
+export function deleteHosting(db: Queryable, actor: Actor, id: string): void {
+  loadHosting(db, actor, id, 'write');
+  deleteHostingRow(db, id);
+}

@@ -1,0 +1,133 @@
+/** The signed-in user's own account: who am I, password change, sign-up (development runtime). */
+import { eq } from 'drizzle-orm';
+import { hashPassword, verifyPassword } from '../../auth/password.ts';
+import type { Db } from '../../db/client.ts';
+import { type MembershipRole, user } from '../../db/schema/index.ts';
+import { DomainError, notFound, validationFailed } from '../../lib/errors.ts';
+import type { Actor } from '../actor.ts';
+import { createOrganization } from '../organizations/service.ts';
+import type { IdentityContext, RequestMeta } from './context.ts';
+import { AttemptLimiter, attemptBuckets, emailSubject } from './rate-limit.ts';
+import { revokeAllSessions } from './sessions.ts';
+import { startSession } from './sign-in.ts';
+import { assertPasswordAcceptable, emailInUse, findUser, findUserByEmail, normalizeEmail, preparePasswordUser, type SecondFactorMethod } from './users.ts';
+
+/** Account routes change credentials: an API token (automation) may not use them. */
+export function requireSessionActor(actor: Actor): void {
+  if (actor.kind !== 'session') throw new DomainError('session_required', 403, 'this needs a signed-in session, not an API token');
+}
+
+/**
+ * "Who am I" runs on every console page load: two bun:sqlite statements prepared once per
+ * database (a drizzle query costs ten times more than running the SQL). Correlated subqueries
+ * rather than joins: SQLite runs these shapes several times faster (scripts/bench/auth.ts).
+ */
+interface SummaryRow {
+  id: string;
+  email: string;
+  displayName: string | null;
+  isSuperadmin: number;
+  createdAt: number;
+  updatedAt: number;
+  hasTotp: number;
+  hasRecovery: number;
+  hasPasskey: number;
+}
+
+function prepareSummary(db: Db) {
+  return {
+    user: db.$client.query<SummaryRow, [string]>(
+      `SELECT u.id AS id, u.email AS email, u.display_name AS displayName, u.is_superadmin AS isSuperadmin,
+              u.created_at AS createdAt, u.updated_at AS updatedAt,
+              EXISTS (SELECT 1 FROM user_totp WHERE user_id = u.id AND confirmed_at IS NOT NULL) AS hasTotp,
+              EXISTS (SELECT 1 FROM recovery_code WHERE user_id = u.id AND used_at IS NULL) AS hasRecovery,
+              EXISTS (SELECT 1 FROM passkey WHERE user_id = u.id) AS hasPasskey
+         FROM user u WHERE u.id = ?`,
+    ),
+    memberships: db.$client.query<{ organizationId: string; organizationName: string; role: MembershipRole }, [string]>(
+      `SELECT m.organization_id AS organizationId, m.role AS role,
+              (SELECT o.name FROM organization o WHERE o.id = m.organization_id) AS organizationName
+         FROM membership m WHERE m.user_id = ?`,
+    ),
+  };
+}
+
+const summaries = new WeakMap<Db, ReturnType<typeof prepareSummary>>();
+
+export function accountSummary(db: Db, actor: Actor) {
+  let queries = summaries.get(db);
+  if (!queries) summaries.set(db, (queries = prepareSummary(db)));
+  const row = queries.user.get(actor.userId);
+  if (!row) throw notFound('user');
+  const methods: SecondFactorMethod[] = [];
+  if (row.hasTotp) methods.push('totp');
+  if (row.hasTotp && row.hasRecovery) methods.push('recovery');
+  if (row.hasPasskey) methods.push('passkey');
+  const me = {
+    id: row.id,
+    email: row.email,
+    displayName: row.displayName,
+    isSuperadmin: row.isSuperadmin === 1,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+  };
+  const memberships = queries.memberships
+    .all(actor.userId)
+    // Sorted here: ORDER BY would make SQLite build a temporary b-tree on every call.
+    .sort((a, b) => (a.organizationId < b.organizationId ? -1 : 1))
+    // An API token sees only the organization it is bound to, with its (capped) role.
+    .filter((m) => actor.memberships.has(m.organizationId))
+    .map((m) => ({ ...m, role: actor.memberships.get(m.organizationId)! }));
+  return { user: me, methods, memberships };
+}
+
+/**
+ * Changes (or, for an account without one, sets) the password. The current password is checked
+ * against the sign-in limits. Every session of the user is revoked, the current one included,
+ * and a fresh session is returned: a thief holding any old cookie is out, and the caller's own
+ * token changes too (nothing captured before the change stays valid).
+ */
+export async function changePassword(
+  ctx: IdentityContext,
+  actor: Actor,
+  input: { currentPassword?: string; newPassword: string },
+  meta: RequestMeta,
+) {
+  requireSessionActor(actor);
+  const me = findUser(ctx.db, actor.userId);
+  if (!me) throw notFound('user');
+  if (me.passwordHash !== null) {
+    const limiter = new AttemptLimiter(ctx.db, ctx.clock);
+    const buckets = attemptBuckets('sign-in', { account: emailSubject(normalizeEmail(me.email)), address: meta.address });
+    limiter.check(buckets);
+    if (input.currentPassword === undefined || !(await verifyPassword(input.currentPassword, me.passwordHash))) {
+      limiter.fail(buckets);
+      throw new DomainError('invalid_credentials', 422, 'the current password is wrong', 'currentPassword');
+    }
+  }
+  assertPasswordAcceptable(input.newPassword, me.email, 'newPassword');
+  if (input.currentPassword !== undefined && input.currentPassword === input.newPassword) {
+    throw validationFailed('the new password must differ from the current one', 'newPassword');
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  ctx.db.update(user).set({ passwordHash }).where(eq(user.id, me.id)).run();
+  revokeAllSessions(ctx.db, me.id);
+  return startSession(ctx, { ...me, passwordHash }, meta);
+}
+
+/** Public sign-up (development runtime with PANEL_IS_SIGNUP_ENABLED): a user and their own organization. */
+export async function signUp(
+  ctx: IdentityContext,
+  input: { email: string; password: string; organizationName: string; displayName?: string },
+  meta: RequestMeta,
+) {
+  const prepared = await preparePasswordUser(ctx.db, input);
+  const created = ctx.db.transaction((tx) => {
+    if (findUserByEmail(tx, prepared.email)) throw emailInUse();
+    const row = tx.insert(user).values({ ...prepared, displayName: input.displayName ?? null }).returning().get();
+    // createOrganization nests its own transaction (a savepoint inside this one).
+    const org = createOrganization(tx as unknown as Db, { name: input.organizationName, ownerUserId: row.id });
+    return { user: row, organization: org };
+  });
+  return { ...created, token: startSession(ctx, created.user, meta).token };
+}

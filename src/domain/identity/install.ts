@@ -1,0 +1,100 @@
+/**
+ * The install wizard (self-hosted runtime): while no organization exists, the first superadmin
+ * proves host access (the one-time install token, or a sudo-group host account through PAM) and
+ * creates the first organization. Afterwards the install surface answers 410.
+ */
+import { type HostCommandRunner, authenticateHostAccount, bunCommandRunner, isHostAuthAvailable } from '../../auth/pam.ts';
+import { checkInstallToken, discardInstallToken, ensureInstallToken } from '../../auth/install-token.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import { organization, user } from '../../db/schema/index.ts';
+import { DomainError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { createOrganization } from '../organizations/service.ts';
+import type { IdentityContext, RequestMeta } from './context.ts';
+import { AttemptLimiter, attemptBuckets } from './rate-limit.ts';
+import { startSession } from './sign-in.ts';
+import { emailInUse, findUserByEmail, preparePasswordUser } from './users.ts';
+
+const installedDatabases = new WeakSet<Db>();
+
+/** True once any organization exists (remembered: an installed instance stays installed). */
+export function isInstalled(db: Db): boolean {
+  if (installedDatabases.has(db)) return true;
+  const installed = db.select({ id: organization.id }).from(organization).limit(1).get() !== undefined;
+  if (installed) installedDatabases.add(db);
+  return installed;
+}
+
+export const alreadyInstalled = () => new DomainError('already_installed', 410, 'Panel is already installed');
+export const installRequired = () => new DomainError('install_required', 503, 'Panel is not installed yet; finish the install wizard');
+
+export type InstallProof = { kind: 'token'; token: string } | { kind: 'host'; username: string; password: string };
+
+export interface InstallInput {
+  proof: InstallProof;
+  email: string;
+  password: string;
+  organizationName: string;
+  displayName?: string;
+}
+
+export function installStatus(hostRunner: HostCommandRunner = bunCommandRunner) {
+  const methods: InstallProof['kind'][] = isHostAuthAvailable(hostRunner) ? ['token', 'host'] : ['token'];
+  return { installed: false, methods };
+}
+
+async function proveHostAccess(dataDir: string, proof: InstallProof, hostRunner: HostCommandRunner): Promise<boolean> {
+  if (proof.kind === 'token') return checkInstallToken(dataDir, proof.token);
+  const result = await authenticateHostAccount(proof.username, proof.password, hostRunner);
+  if (result === 'unavailable') {
+    throw new DomainError('host_auth_unavailable', 501, 'host account sign-in needs pamtester on this host; use the install token', 'proof.kind');
+  }
+  return result === 'ok';
+}
+
+/** Creates the superadmin, the first organization, and signs the superadmin in. */
+export async function completeInstall(
+  ctx: IdentityContext,
+  dataDir: string,
+  input: InstallInput,
+  meta: RequestMeta,
+  hostRunner: HostCommandRunner = bunCommandRunner,
+) {
+  if (isInstalled(ctx.db)) throw alreadyInstalled();
+  const limiter = new AttemptLimiter(ctx.db, ctx.clock);
+  const buckets = attemptBuckets('install', { address: meta.address });
+  limiter.check(buckets);
+  if (!(await proveHostAccess(dataDir, input.proof, hostRunner))) {
+    limiter.fail(buckets);
+    throw new DomainError('invalid_credentials', 401, input.proof.kind === 'token' ? 'the install token is wrong' : 'the host account was refused');
+  }
+  const prepared = await preparePasswordUser(ctx.db, input);
+  // Synchronous from here: no other request can run between the check and the inserts.
+  const created = ctx.db.transaction((tx) => {
+    if (tx.select({ id: organization.id }).from(organization).limit(1).get()) throw alreadyInstalled();
+    if (findUserByEmail(tx, prepared.email)) throw emailInUse();
+    const superadmin = tx.insert(user).values({ ...prepared, displayName: input.displayName ?? null, isSuperadmin: true }).returning().get();
+    // createOrganization nests its own transaction (a savepoint inside this one).
+    const org = createOrganization(tx as unknown as Db, { name: input.organizationName, ownerUserId: superadmin.id });
+    return { user: superadmin, organization: org };
+  });
+  installedDatabases.add(ctx.db);
+  discardInstallToken(dataDir);
+  return { ...created, token: startSession(ctx, created.user, meta).token };
+}
+
+/**
+ * At `panel serve`: before the install, make sure the one-time token exists and say where it
+ * is; after it, make sure no token is left lying around.
+ */
+export function announceInstall(db: Db, config: Config, logger: Logger): void {
+  if (config.runtime !== 'self-hosted') return;
+  if (isInstalled(db)) {
+    discardInstallToken(config.dataDir);
+    return;
+  }
+  const { token, file } = ensureInstallToken(config.dataDir);
+  // The token is printed on purpose (the operator copies it from the log); it dies at install.
+  logger.info(`install wizard: open ${config.publicUrl}/install and enter the install token ${token}`, { file });
+}

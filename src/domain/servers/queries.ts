@@ -1,0 +1,46 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { container, environment, type NewServer, project, replica, type Server, server } from '../../db/schema/index.ts';
+import { preparedOnce, type Queryable } from '../shared/database.ts';
+import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
+
+const findServerStatement = (db: Queryable) => db.select().from(server).where(eq(server.id, sql.placeholder('id'))).prepare();
+
+export function findServer(db: Queryable, id: string): Server | undefined {
+  return preparedOnce(db, findServerStatement).get({ id });
+}
+
+export function listServersOf(db: Queryable, organizationId: string, page: PageRequest): Page<Server> {
+  const { where, fetch, limit } = pageWindow(server.id, page, eq(server.organizationId, organizationId));
+  return toPage(db.select().from(server).where(where).orderBy(server.id).limit(fetch).all(), limit);
+}
+
+export function updateServerRow(db: Queryable, id: string, changes: Partial<NewServer>): Server {
+  return db.update(server).set(changes).where(eq(server.id, id)).returning().get()!;
+}
+
+export function deleteServerRow(db: Queryable, id: string): void {
+  db.delete(server).where(eq(server.id, id)).run();
+}
+
+export function isServerPinned(db: Queryable, id: string): boolean {
+  return db.select({ id: environment.id }).from(environment).where(eq(environment.serverId, id)).limit(1).get() !== undefined;
+}
+
+export function serverHasContainers(db: Queryable, id: string): boolean {
+  return db.select({ id: container.id }).from(container).where(eq(container.serverId, id)).limit(1).get() !== undefined;
+}
+
+export function serverHasReplicas(db: Queryable, id: string): boolean {
+  return db.select({ id: replica.id }).from(replica).where(eq(replica.serverId, id)).limit(1).get() !== undefined;
+}
+
+/** Projects naming the server as `options.defaultServerId` (a JSON reference the schema cannot guard). */
+export function isServerProjectDefault(db: Queryable, organizationId: string, id: string): boolean {
+  const row = db
+    .select({ id: project.id })
+    .from(project)
+    .where(and(eq(project.organizationId, organizationId), eq(sql`json_extract(${project.options}, '$.defaultServerId')`, id)))
+    .limit(1)
+    .get();
+  return row !== undefined;
+}

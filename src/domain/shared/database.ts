@@ -1,0 +1,56 @@
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type * as schema from '../../db/schema/index.ts';
+import { conflict, type DomainError } from '../../lib/errors.ts';
+
+/** The database or an open transaction: queries run the same on both. */
+export type Queryable = BaseSQLiteDatabase<'sync', void, typeof schema>;
+
+/** 409 has_dependents for a restrict delete, naming the kind of row still holding the parent. */
+export const hasDependents = (what: string, dependents: string): DomainError =>
+  conflict('has_dependents', `${what} still has ${dependents}; remove them first`);
+
+/** The first kind of dependent that exists, in the order given (checks run lazily). */
+export function firstDependent(checks: ReadonlyArray<readonly [kind: string, exists: () => boolean]>): string | undefined {
+  return checks.find(([, exists]) => exists())?.[0];
+}
+
+function isForeignKeyFailure(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current.message.includes('FOREIGN KEY constraint failed')) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs a delete whose restrict dependents were checked beforehand. Should a new restrict
+ * reference appear that the check does not know, the database still refuses the delete; that
+ * refusal becomes the same 409 instead of a 500.
+ */
+export function deleteRestricted(what: string, remove: () => void): void {
+  try {
+    remove();
+  } catch (error) {
+    if (isForeignKeyFailure(error)) throw conflict('has_dependents', `${what} is still referenced by other records`);
+    throw error;
+  }
+}
+
+const statementCache = new WeakMap<Queryable, Map<unknown, unknown>>();
+
+/**
+ * The statement `build` makes, prepared once per database and reused: on hot paths a drizzle
+ * `.prepare()`d statement is several times faster than building the query on every call.
+ */
+export function preparedOnce<T>(db: Queryable, build: (db: Queryable) => T): T {
+  let statements = statementCache.get(db);
+  if (!statements) {
+    statements = new Map();
+    statementCache.set(db, statements);
+  }
+  let statement = statements.get(build) as T | undefined;
+  if (statement === undefined) {
+    statement = build(db);
+    statements.set(build, statement);
+  }
+  return statement;
+}

@@ -1,0 +1,10 @@
+/**
+ * The admin surface (/api/admin/v1): superadmins only (adminGuard: 401 anonymous, 403 others).
+ * Routes such as POST /secrets/reencrypt are mounted here.
+ */
+import { Elysia } from 'elysia';
+import type { AppDeps } from '../../../app.ts';
+import { adminGuard } from '../../plugins/admin-guard.ts';
+
+export const adminV1 = (deps: AppDeps) =>
+  new Elysia({ prefix: '/api/admin/v1', detail: { tags: ['admin'] } }).use(adminGuard(deps));

@@ -1,0 +1,86 @@
+/**
+ * API tokens (`Authorization: Bearer`), bound to one organization and a role at most the
+ * creator's:
+ *   POST   /api-tokens {organizationId, name, role, expiresAt?}  -> the token, shown once
+ *   GET    /api-tokens?organizationId=                           yours (owners: everyone's)
+ *   DELETE /api-tokens/:id                                       revoke
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import type { ApiToken } from '../../../db/schema/index.ts';
+import { createApiToken, listApiTokens, revokeApiToken } from '../../../domain/api-tokens/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { isoOrNull, timestampsOf } from '../../present.ts';
+import { errorResponses, IdParams, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
+import { NoContent, Role } from './auth-schemas.ts';
+
+const ApiTokenSchema = v.object({
+  id: v.string(),
+  organizationId: v.string(),
+  userId: v.string(),
+  name: v.string(),
+  role: Role,
+  expiresAt: v.nullable(v.string()),
+  lastUsedAt: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+const present = (row: ApiToken) => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  userId: row.userId,
+  name: row.name,
+  role: row.role,
+  expiresAt: isoOrNull(row.expiresAt),
+  lastUsedAt: isoOrNull(row.lastUsedAt),
+  ...timestampsOf(row),
+});
+
+const TokenName = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'));
+const Timestamp = v.pipe(v.string(), v.isoTimestamp('must be an ISO-8601 timestamp'));
+
+export const apiTokenRoutes = (deps: AppDeps) =>
+  new Elysia({ prefix: '/api-tokens', detail: { tags: ['api-tokens'] } })
+    .use(clientGuard(deps))
+    .post(
+      '/',
+      ({ actor, body, set }) => {
+        const created = createApiToken(deps.db, deps.clock, actor, {
+          ...body,
+          expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+        });
+        set.status = 201;
+        return { ...present(created.row), token: created.token };
+      },
+      {
+        body: v.object({ organizationId: Uuid, name: TokenName, role: Role, expiresAt: v.optional(v.nullable(Timestamp)) }),
+        response: { 201: v.object({ ...ApiTokenSchema.entries, token: v.string() }), ...errorResponses(401, 403, 404, 422, 503) },
+        detail: { summary: 'Create an API token; the token is shown once' },
+      },
+    )
+    .get(
+      '/',
+      ({ actor, query }) => {
+        const page = listApiTokens(deps.db, actor, query.organizationId, query);
+        return { data: page.data.map(present), nextCursor: page.nextCursor };
+      },
+      {
+        query: v.object({ organizationId: Uuid, ...ListQuery }),
+        response: { 200: listEnvelope(ApiTokenSchema), ...errorResponses(401, 404, 422, 503) },
+        detail: { summary: 'List API tokens: your own, or every token of the organization for owners' },
+      },
+    )
+    .delete(
+      '/:id',
+      ({ actor, params, set }) => {
+        revokeApiToken(deps.db, actor, params.id);
+        set.status = 204;
+      },
+      {
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 404, 422, 503) },
+        detail: { summary: 'Revoke an API token' },
+      },
+    );

@@ -1,0 +1,173 @@
+/**
+ * The signed-in user's own account (behind the client guard; API tokens get 403 on the routes
+ * that change credentials):
+ *
+ *   GET    /auth/session          current user, second factors and memberships
+ *   POST   /auth/password         change the password (revokes every session, issues a fresh one)
+ *   POST   /auth/totp/enrol       new TOTP secret + otpauth URI (shown once)
+ *   POST   /auth/totp/confirm     {code} -> enabled; ten recovery codes (shown once)
+ *   POST   /auth/totp/disable     {code} (TOTP or recovery) -> disabled; sessions revoked, fresh one issued
+ *   POST   /auth/recovery-codes   {code} -> ten new recovery codes
+ *   GET    /auth/sessions         live sessions
+ *   DELETE /auth/sessions/:id     revoke one of them
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import { accountSummary, changePassword, requireSessionActor } from '../../../domain/identity/account.ts';
+import { confirmTotp, disableTotp, enrolTotp, regenerateRecoveryCodes } from '../../../domain/identity/second-factor.ts';
+import { listSessions, revokeOwnSession } from '../../../domain/identity/sessions.ts';
+import { startSession } from '../../../domain/identity/sign-in.ts';
+import { findUser } from '../../../domain/identity/users.ts';
+import { notFound } from '../../../lib/errors.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { clearSessionCookie, setSessionCookie } from '../../plugins/session.ts';
+import { iso, isoOrNull } from '../../present.ts';
+import { errorResponses, IdParams } from '../../schemas.ts';
+import { Code, NoContent, Password, presentUser, Role, SecondFactorMethods, UserSchema } from './auth-schemas.ts';
+
+const CodeBody = v.object({ code: Code });
+const RecoveryCodes = v.object({ recoveryCodes: v.array(v.string()) });
+
+const SessionSchema = v.object({
+  id: v.string(),
+  current: v.boolean(),
+  createdAt: v.string(),
+  lastSeenAt: v.nullable(v.string()),
+  expiresAt: v.string(),
+  createdIp: v.nullable(v.string()),
+  userAgent: v.nullable(v.string()),
+});
+
+export const authAccountRoutes = (deps: AppDeps) =>
+  new Elysia({ prefix: '/auth', detail: { tags: ['auth'] } })
+    .use(clientGuard(deps))
+    .get(
+      '/session',
+      ({ actor }) => {
+        const summary = accountSummary(deps.db, actor);
+        return { user: presentUser(summary.user), via: actor.kind, secondFactors: summary.methods, memberships: summary.memberships };
+      },
+      {
+        response: {
+          200: v.object({
+            user: UserSchema,
+            via: v.picklist(['session', 'token']),
+            secondFactors: SecondFactorMethods,
+            memberships: v.array(v.object({ organizationId: v.string(), organizationName: v.string(), role: Role })),
+          }),
+          ...errorResponses(401, 503),
+        },
+        detail: { summary: 'The signed-in user, their second factors and organizations' },
+      },
+    )
+    .post(
+      '/password',
+      ({ actor, body, request, server, set }) =>
+        withRetryAfter(set, async () => {
+          const fresh = await changePassword(deps, actor, body, requestMeta(server, request));
+          setSessionCookie(set, deps, fresh.token);
+          set.status = 204;
+        }),
+      {
+        body: v.object({ currentPassword: v.optional(Password), newPassword: Password }),
+        response: { 204: NoContent, ...errorResponses(401, 403, 422, 429, 503) },
+        detail: { summary: 'Change the password; every session is revoked and a fresh one issued' },
+      },
+    )
+    .post(
+      '/totp/enrol',
+      ({ actor, set }) => {
+        requireSessionActor(actor);
+        const me = findUser(deps.db, actor.userId);
+        if (!me) throw notFound('user');
+        set.status = 201;
+        return enrolTotp(deps, me.id, me.email);
+      },
+      {
+        response: { 201: v.object({ secret: v.string(), uri: v.string() }), ...errorResponses(401, 403, 409, 503) },
+        detail: { summary: 'Start TOTP enrolment: the secret and otpauth URI, shown once' },
+      },
+    )
+    .post(
+      '/totp/confirm',
+      ({ actor, body, request, server, set }) =>
+        withRetryAfter(set, () => {
+          requireSessionActor(actor);
+          return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(server, request).address) };
+        }),
+      {
+        body: CodeBody,
+        response: { 200: RecoveryCodes, ...errorResponses(401, 403, 409, 422, 429, 503) },
+        detail: { summary: 'Confirm TOTP with a first code; answers ten recovery codes, shown once' },
+      },
+    )
+    .post(
+      '/totp/disable',
+      ({ actor, body, request, server, set }) =>
+        withRetryAfter(set, () => {
+          requireSessionActor(actor);
+          const meta = requestMeta(server, request);
+          disableTotp(deps, actor.userId, body.code, meta.address);
+          const me = findUser(deps.db, actor.userId);
+          if (!me) throw notFound('user');
+          setSessionCookie(set, deps, startSession(deps, me, meta).token);
+          set.status = 204;
+        }),
+      {
+        body: CodeBody,
+        response: { 204: NoContent, ...errorResponses(401, 403, 409, 422, 429, 503) },
+        detail: { summary: 'Disable TOTP with a TOTP or recovery code; every session is revoked and a fresh one issued' },
+      },
+    )
+    .post(
+      '/recovery-codes',
+      ({ actor, body, request, server, set }) =>
+        withRetryAfter(set, () => {
+          requireSessionActor(actor);
+          return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(server, request).address) };
+        }),
+      {
+        body: CodeBody,
+        response: { 200: RecoveryCodes, ...errorResponses(401, 403, 409, 422, 429, 503) },
+        detail: { summary: 'Replace the recovery codes (proven with a TOTP code); the new ones are shown once' },
+      },
+    )
+    .get(
+      '/sessions',
+      ({ actor }) => {
+        requireSessionActor(actor);
+        const rows = listSessions(deps.db, deps.clock, actor.userId);
+        return {
+          data: rows.map((row) => ({
+            id: row.id,
+            current: row.id === actor.credentialId,
+            createdAt: iso(row.createdAt),
+            lastSeenAt: isoOrNull(row.lastSeenAt),
+            expiresAt: iso(row.expiresAt),
+            createdIp: row.createdIp,
+            userAgent: row.userAgent,
+          })),
+          nextCursor: null,
+        };
+      },
+      {
+        response: { 200: v.object({ data: v.array(SessionSchema), nextCursor: v.nullable(v.string()) }), ...errorResponses(401, 403, 503) },
+        detail: { summary: "The signed-in user's live sessions" },
+      },
+    )
+    .delete(
+      '/sessions/:id',
+      ({ actor, params, set }) => {
+        requireSessionActor(actor);
+        revokeOwnSession(deps.db, actor.userId, params.id);
+        if (params.id === actor.credentialId) clearSessionCookie(set, deps);
+        set.status = 204;
+      },
+      {
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422, 503) },
+        detail: { summary: 'Revoke one of your sessions' },
+      },
+    );

@@ -1,0 +1,126 @@
+/**
+ * Signing in and out (not behind the client guard: these routes create sessions). Every route
+ * answers 503 before the install; every cookie write checks Origin against PANEL_PUBLIC_URL.
+ *
+ *   POST /auth/sign-in            {email, password} -> signed in (Set-Cookie) or a pn2fa challenge
+ *   POST /auth/sign-in/totp       {challenge, code}
+ *   POST /auth/sign-in/recovery   {challenge, code}
+ *   POST /auth/sign-out
+ *   POST /auth/sign-up            development runtime with PANEL_IS_SIGNUP_ENABLED only
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import { signUp } from '../../../domain/identity/account.ts';
+import { resolveActor } from '../../../domain/identity/resolve.ts';
+import { revokeSession } from '../../../domain/identity/sessions.ts';
+import { type SessionStarted, signInWithPassword, signInWithSecondFactor, type SignInResult } from '../../../domain/identity/sign-in.ts';
+import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { assertCookieWriteOrigin, clearSessionCookie, installGate, sessionTokenOf, setSessionCookie } from '../../plugins/session.ts';
+import { errorResponses } from '../../schemas.ts';
+import {
+  ChallengeEnvelope,
+  Code,
+  DisplayName,
+  Email,
+  NoContent,
+  OrganizationName,
+  Password,
+  presentUser,
+  SignedInSchema,
+  SignInResultSchema,
+  UserSchema,
+} from './auth-schemas.ts';
+
+const SecondStepBody = v.object({ challenge: ChallengeEnvelope, code: Code });
+
+type HeaderSet = { headers: Record<string, unknown> };
+
+function signedIn(deps: AppDeps, set: HeaderSet, result: SessionStarted) {
+  setSessionCookie(set, deps, result.token);
+  return { status: 'signed_in' as const, user: presentUser(result.user) };
+}
+
+function answer(deps: AppDeps, set: HeaderSet, result: SignInResult) {
+  if (result.kind === 'session') return signedIn(deps, set, result);
+  return { status: 'two_factor_required' as const, challenge: result.challenge, expiresAt: result.expiresAt.toISOString(), methods: result.methods };
+}
+
+function signUpRoutes(deps: AppDeps) {
+  return new Elysia().post(
+    '/sign-up',
+    async ({ body, request, server, set }) => {
+      assertCookieWriteOrigin(deps, request);
+      const created = await signUp(deps, body, requestMeta(server, request));
+      setSessionCookie(set, deps, created.token);
+      set.status = 201;
+      return { user: presentUser(created.user), organizationId: created.organization.id };
+    },
+    {
+      body: v.object({ email: Email, password: Password, organizationName: OrganizationName, displayName: v.optional(DisplayName) }),
+      response: { 201: v.object({ user: UserSchema, organizationId: v.string() }), ...errorResponses(403, 409, 422, 503) },
+      detail: { summary: 'Sign up: a new user and their own organization (development runtime, when enabled)' },
+    },
+  );
+}
+
+export const authRoutes = (deps: AppDeps) => {
+  const signUpEnabled = deps.config.runtime === 'development' && deps.config.isSignupEnabled;
+  return new Elysia({ prefix: '/auth', detail: { tags: ['auth'] } })
+    .use(installGate(deps))
+    .post(
+      '/sign-in',
+      ({ body, request, server, set }) =>
+        withRetryAfter(set, async () => {
+          assertCookieWriteOrigin(deps, request);
+          return answer(deps, set, await signInWithPassword(deps, body, requestMeta(server, request)));
+        }),
+      {
+        body: v.object({ email: Email, password: Password }),
+        response: { 200: SignInResultSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        detail: { summary: 'Sign in with e-mail and password; answers a pn2fa challenge when a second factor is enabled' },
+      },
+    )
+    .post(
+      '/sign-in/totp',
+      ({ body, request, server, set }) =>
+        withRetryAfter(set, () => {
+          assertCookieWriteOrigin(deps, request);
+          return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(server, request)));
+        }),
+      {
+        body: SecondStepBody,
+        response: { 200: SignedInSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        detail: { summary: 'Complete a pending sign-in with a TOTP code' },
+      },
+    )
+    .post(
+      '/sign-in/recovery',
+      ({ body, request, server, set }) =>
+        withRetryAfter(set, () => {
+          assertCookieWriteOrigin(deps, request);
+          return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(server, request)));
+        }),
+      {
+        body: SecondStepBody,
+        response: { 200: SignedInSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        detail: { summary: 'Complete a pending sign-in with a single-use recovery code' },
+      },
+    )
+    .post(
+      '/sign-out',
+      ({ request, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        const token = sessionTokenOf(deps, request);
+        const actor = token ? resolveActor(deps.db, deps.clock, { sessionToken: token }) : null;
+        if (actor) revokeSession(deps.db, actor.credentialId);
+        clearSessionCookie(set, deps);
+        set.status = 204;
+      },
+      {
+        response: { 204: NoContent, ...errorResponses(403, 503) },
+        detail: { summary: 'Sign out: revokes the session server side and clears the cookie' },
+      },
+    )
+    .use(signUpEnabled ? signUpRoutes(deps) : new Elysia());
+};

@@ -1,0 +1,92 @@
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import type { Binding } from '../../../db/schema/index.ts';
+import { createBinding, deleteBinding, getBinding, listBindings, updateBinding } from '../../../domain/bindings/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { timestampsOf } from '../../present.ts';
+import { EnvironmentKey, errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
+
+const Settings = {
+  /** One of the cluster's options.databases. */
+  databaseName: EnvironmentKey(63),
+  /** Prefix of the emitted keys (<PREFIX>_HOST, _PORT, _NAME, _USER, _PASSWORD, _URL); default DATABASE. */
+  keyPrefix: v.optional(EnvironmentKey(64)),
+  /** Also emit the engine's conventional keys (PGHOST, MYSQL_HOST, ...); default true, one binding per service. */
+  emitEngineDefaults: v.optional(v.boolean()),
+};
+
+const CreateBody = v.strictObject({ principalId: Uuid, serviceId: Uuid, ...Settings }, 'unknown field');
+const UpdateBody = v.strictObject({ ...Settings, databaseName: v.optional(Settings.databaseName) }, 'unknown field');
+
+const BindingSchema = v.object({
+  id: v.string(),
+  principalId: v.string(),
+  serviceId: v.string(),
+  databaseName: v.string(),
+  keyPrefix: v.string(),
+  emitEngineDefaults: v.boolean(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+const present = (row: Binding) => ({
+  id: row.id,
+  principalId: row.principalId,
+  serviceId: row.serviceId,
+  databaseName: row.databaseName,
+  keyPrefix: row.keyPrefix,
+  emitEngineDefaults: row.isEmitEngineDefaults,
+  ...timestampsOf(row),
+});
+
+export const bindingRoutes = (deps: AppDeps) =>
+  new Elysia({ prefix: '/bindings', detail: { tags: ['bindings'] } })
+    .use(clientGuard(deps))
+    .post(
+      '/',
+      ({ actor, body, set }) => {
+        set.status = 201;
+        return present(createBinding(deps.db, deps.keyring, actor, body));
+      },
+      {
+        body: CreateBody,
+        response: { 201: BindingSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        detail: { summary: "Bind a managed database user to a service: its credentials become the service's variables" },
+      },
+    )
+    .get(
+      '/',
+      ({ actor, query }) => {
+        const page = listBindings(deps.db, actor, query);
+        return { data: page.data.map(present), nextCursor: page.nextCursor };
+      },
+      {
+        query: v.object({ ...ListQuery, serviceId: v.optional(Uuid), principalId: v.optional(Uuid) }),
+        response: { 200: listEnvelope(BindingSchema), ...errorResponses(401, 404, 422) },
+        detail: { summary: 'List bindings by exactly one of serviceId, principalId' },
+      },
+    )
+    .get('/:id', ({ actor, params }) => present(getBinding(deps.db, actor, params.id)), {
+      params: IdParams,
+      response: { 200: BindingSchema, ...errorResponses(401, 404, 422) },
+      detail: { summary: 'Read a binding' },
+    })
+    .patch('/:id', ({ actor, params, body }) => present(updateBinding(deps.db, deps.keyring, actor, params.id, body)), {
+      params: IdParams,
+      body: UpdateBody,
+      response: { 200: BindingSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      detail: { summary: 'Change database, prefix or engine defaults; the variables are rewritten' },
+    })
+    .delete(
+      '/:id',
+      ({ actor, params, set }) => {
+        deleteBinding(deps.db, actor, params.id);
+        set.status = 204;
+      },
+      {
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        detail: { summary: 'Remove a binding and its variables' },
+      },
+    );

@@ -1,0 +1,69 @@
+/**
+ * Organization members (owners only):
+ *   GET    /memberships?organizationId=   list
+ *   PATCH  /memberships/:id {role}         change a role (the last owner cannot be demoted)
+ *   DELETE /memberships/:id                remove (the last owner cannot be removed)
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import { changeMembershipRole, listMemberships, type MemberRow, removeMembership } from '../../../domain/memberships/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { timestampsOf } from '../../present.ts';
+import { errorResponses, IdParams, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
+import { NoContent, Role } from './auth-schemas.ts';
+
+const MembershipSchema = v.object({
+  id: v.string(),
+  organizationId: v.string(),
+  userId: v.string(),
+  email: v.string(),
+  displayName: v.nullable(v.string()),
+  role: Role,
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+const present = (row: MemberRow) => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  userId: row.userId,
+  email: row.email,
+  displayName: row.displayName,
+  role: row.role,
+  ...timestampsOf(row),
+});
+
+export const membershipRoutes = (deps: AppDeps) =>
+  new Elysia({ prefix: '/memberships', detail: { tags: ['memberships'] } })
+    .use(clientGuard(deps))
+    .get(
+      '/',
+      ({ actor, query }) => {
+        const page = listMemberships(deps.db, actor, query.organizationId, query);
+        return { data: page.data.map(present), nextCursor: page.nextCursor };
+      },
+      {
+        query: v.object({ organizationId: Uuid, ...ListQuery }),
+        response: { 200: listEnvelope(MembershipSchema), ...errorResponses(401, 403, 404, 422, 503) },
+        detail: { summary: "List an organization's members (owners)" },
+      },
+    )
+    .patch('/:id', ({ actor, params, body }) => present(changeMembershipRole(deps.db, actor, params.id, body.role)), {
+      params: IdParams,
+      body: v.object({ role: Role }),
+      response: { 200: MembershipSchema, ...errorResponses(401, 403, 404, 409, 422, 503) },
+      detail: { summary: "Change a member's role (owners; the last owner stays owner)" },
+    })
+    .delete(
+      '/:id',
+      ({ actor, params, set }) => {
+        removeMembership(deps.db, actor, params.id);
+        set.status = 204;
+      },
+      {
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422, 503) },
+        detail: { summary: 'Remove a member and their API tokens (owners; never the last owner)' },
+      },
+    );

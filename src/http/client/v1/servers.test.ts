@@ -1,0 +1,93 @@
+import { describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { container, deployment, environment, marker, project, replica, server, tag, variable } from '../../../db/schema/index.ts';
+import { backdate, clientAs, collectPages, rawRow, repeat } from '../../../../test/client.ts';
+import { createTestApp } from '../../../../test/harness.ts';
+import { seedManaged, seedTenants } from '../../../../test/seed.ts';
+
+function setup() {
+  const t = createTestApp();
+  const tenants = seedTenants(t);
+  const { organizationId } = tenants.owner;
+  const addServer = (name: string) => t.db.insert(server).values({ organizationId, name }).returning().get().id;
+  return { t, ...tenants, organizationId, addServer, owner: clientAs(t, tenants.owner), admin: clientAs(t, tenants.admin), member: clientAs(t, tenants.member) };
+}
+
+describe('servers', () => {
+  test('list, read, rename and delete', async () => {
+    const { t, admin, member, organizationId, tree, addServer } = setup();
+    const ids = [tree.serverId, addServer('node-2'), addServer('node-3')];
+    expect(await collectPages(member, `/servers?organizationId=${organizationId}`, 2)).toEqual(ids);
+    const read = await member('GET', `/servers/${ids[1]}`);
+    expect(read.json).toMatchObject({ id: ids[1], organizationId, name: 'node-2', status: 'pending', isLocal: false, hostname: null, lastSeenAt: null });
+    expect(read.json).not.toHaveProperty('credentialHash');
+
+    backdate(t, 'server', ids[1]!);
+    const renamed = await admin('PATCH', `/servers/${ids[1]}`, { name: 'edge eu-1' });
+    expect(renamed.json.name).toBe('edge eu-1');
+    expect(Date.parse(renamed.json.updatedAt)).toBeGreaterThan(0);
+    expect((await admin('DELETE', `/servers/${ids[1]}`)).status).toBe(204);
+    expect((await admin('GET', `/servers/${ids[1]}`)).status).toBe(404);
+  });
+
+  test('names are 1 to 255 characters; daemon-owned fields are not client-written', async () => {
+    const { owner, tree } = setup();
+    for (const name of ['x', repeat(255)]) expect((await owner('PATCH', `/servers/${tree.serverId}`, { name })).json.name).toBe(name);
+    for (const body of [{ name: '' }, { name: repeat(256) }, { status: 'connected' }, { organizationId: tree.organizationId }]) {
+      const res = await owner('PATCH', `/servers/${tree.serverId}`, body);
+      expect(res.status).toBe(422);
+      expect(res.json.error.path).toBe(Object.keys(body)[0]);
+    }
+  });
+
+  test('delete is refused while an environment pin, a project default, a container or a replica holds the server', async () => {
+    const { t, owner, tree, addServer } = setup();
+    const holders: [string, (serverId: string) => void][] = [
+      ['environments pinned', (serverId) => t.db.update(environment).set({ serverId }).where(eq(environment.id, tree.environmentId)).run()],
+      ['default server', (serverId) => t.db.update(project).set({ options: { defaultServerId: serverId } }).where(eq(project.id, tree.projectId)).run()],
+      ['containers', (serverId) => t.db.insert(container).values({ serviceId: tree.serviceId, serverId, containerName: 'c', composeServiceName: 'c' }).run()],
+      ['replicas', (serverId) => t.db.insert(replica).values({ managedId: seedManaged(t, tree.organizationId).id, serverId }).run()],
+    ];
+    for (const [kind, hold] of holders) {
+      const serverId = addServer(kind);
+      hold(serverId);
+      const res = await owner('DELETE', `/servers/${serverId}`);
+      expect(res.status).toBe(409);
+      expect(res.json.error.code).toBe('has_dependents');
+      expect(res.json.error.message).toContain(kind);
+      expect(rawRow(t, 'server', serverId)).not.toBeNull();
+    }
+  });
+
+  test('deleting a server cascades its variables and markers and clears deployment references', async () => {
+    const { t, owner, tree, organizationId, addServer } = setup();
+    const serverId = addServer('doomed');
+    t.db.insert(variable).values({ serverId, key: 'A' }).run();
+    const label = t.db.insert(tag).values({ organizationId, name: 'x' }).returning().get();
+    t.db.insert(marker).values({ tagId: label.id, serverId }).run();
+    const run = t.db.insert(deployment).values({ environmentId: tree.environmentId, serverId, kind: 'deploy', desiredGeneration: 1 }).returning().get();
+    expect((await owner('DELETE', `/servers/${serverId}`)).status).toBe(204);
+    expect(t.db.select().from(variable).where(eq(variable.serverId, serverId)).all()).toHaveLength(0);
+    expect(t.db.select().from(marker).all()).toHaveLength(0);
+    expect(rawRow(t, 'deployment', run.id)!.server_id).toBeNull();
+  });
+
+  test("another organization's server answers 404 and stays unchanged", async () => {
+    const { t, owner, foreign, stranger } = setup();
+    const before = rawRow(t, 'server', foreign.serverId);
+    expect((await owner('GET', `/servers/${foreign.serverId}`)).status).toBe(404);
+    expect((await owner('PATCH', `/servers/${foreign.serverId}`, { name: 'mine' })).status).toBe(404);
+    expect((await owner('DELETE', `/servers/${foreign.serverId}`)).status).toBe(404);
+    expect((await owner('GET', `/servers?organizationId=${stranger.organizationId}`)).status).toBe(404);
+    expect(rawRow(t, 'server', foreign.serverId)).toEqual(before);
+  });
+
+  test('401 without credentials and 403 for a member write', async () => {
+    const { t, member, tree, organizationId } = setup();
+    const anonymous = clientAs(t);
+    expect((await anonymous('GET', `/servers?organizationId=${organizationId}`)).status).toBe(401);
+    expect((await anonymous('GET', `/servers/${tree.serverId}`)).status).toBe(401);
+    expect((await member('PATCH', `/servers/${tree.serverId}`, { name: 'x' })).status).toBe(403);
+    expect((await member('DELETE', `/servers/${tree.serverId}`)).status).toBe(403);
+  });
+});

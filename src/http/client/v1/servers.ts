@@ -1,0 +1,78 @@
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import { type Server, serverStatuses } from '../../../db/schema/index.ts';
+import { deleteServer, listServers, loadServer, renameServer } from '../../../domain/servers/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { isoOrNull, timestampsOf } from '../../present.ts';
+import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
+
+/** Servers are enrolled by their daemon, not created here. */
+const UpdateBody = v.strictObject(
+  { name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))) },
+  'unknown field',
+);
+
+const ServerSchema = v.object({
+  id: v.string(),
+  organizationId: v.string(),
+  name: v.string(),
+  hostname: v.nullable(v.string()),
+  machineId: v.nullable(v.string()),
+  isLocal: v.boolean(),
+  status: v.picklist(serverStatuses),
+  lastSeenAt: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+const present = (row: Server) => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  name: row.name,
+  hostname: row.hostname,
+  machineId: row.machineId,
+  isLocal: row.isLocal,
+  status: row.status,
+  lastSeenAt: isoOrNull(row.lastSeenAt),
+  ...timestampsOf(row),
+});
+
+export const serverRoutes = (deps: AppDeps) =>
+  new Elysia({ prefix: '/servers', detail: { tags: ['servers'] } })
+    .use(clientGuard(deps))
+    .get(
+      '/',
+      ({ actor, query }) => {
+        const page = listServers(deps.db, actor, query.organizationId, query);
+        return { data: page.data.map(present), nextCursor: page.nextCursor };
+      },
+      {
+        query: v.object({ organizationId: Uuid, ...ListQuery }),
+        response: { 200: listEnvelope(ServerSchema), ...errorResponses(401, 404, 422) },
+        detail: { summary: 'List the servers of an organization' },
+      },
+    )
+    .get('/:id', ({ actor, params }) => present(loadServer(deps.db, actor, params.id)), {
+      params: IdParams,
+      response: { 200: ServerSchema, ...errorResponses(401, 404, 422) },
+      detail: { summary: 'Read a server' },
+    })
+    .patch('/:id', ({ actor, params, body }) => present(renameServer(deps.db, actor, params.id, body.name)), {
+      params: IdParams,
+      body: UpdateBody,
+      response: { 200: ServerSchema, ...errorResponses(401, 403, 404, 422) },
+      detail: { summary: 'Rename a server' },
+    })
+    .delete(
+      '/:id',
+      ({ actor, params, set }) => {
+        deleteServer(deps.db, actor, params.id);
+        set.status = 204;
+      },
+      {
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422) },
+        detail: { summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)' },
+      },
+    );

@@ -1,0 +1,364 @@
+/**
+ * Tenancy, generated from the route table: for every route and method under /api/client/v1 of
+ * the built app, a caller from organization B using the ids of organization A's resources gets
+ * 404 (403 where the route is not scoped by a resource id), and no table changes. A route added
+ * later is covered without editing this file:
+ *
+ * - Both organizations get one row of every resource kind; a new table without a seed row fails
+ *   the "every table is seeded" test below, so this file learns about it.
+ * - `:id` takes the id of the kind its path segment names (`/projects/:id` -> project, kebab-case
+ *   and plurals folded: `api-tokens` -> api_token, `tenancies` -> tenancy); `:fooId` names its kind.
+ * - Body and query fields named `<kind>Id` (or `<kind>Ids`, arrays) are id slots; every other
+ *   required field gets a sample value generated from the route's own valibot schema, and the
+ *   request must pass that schema, so it reaches the tenancy check instead of stopping at 422.
+ * - Pure variant: every id slot holds A's id -> 404; or 403 where the route refuses the caller
+ *   whatever the ids (not resource-scoped: unknown ids get the very same 403); nothing changes.
+ * - Mixed variants: one slot holds A's id, the others B's own -> refused exactly like a missing
+ *   id (same status and code as a random UUID in that slot); nothing changes.
+ * - Routes without id slots (sign-in, the caller's own account…) must neither touch nor show A.
+ *
+ * Each pass runs as B's session (B is also a superadmin: that grants nothing on client routes)
+ * and as B's API token.
+ */
+import type { Database } from 'bun:sqlite';
+import { describe, expect, test } from 'bun:test';
+import * as v from 'valibot';
+import { hashRecoveryCode } from '../src/auth/recovery-codes.ts';
+import { hashToken, newOpaqueToken } from '../src/auth/token.ts';
+import { sealSecret } from '../src/crypto/index.ts';
+import { newId } from '../src/lib/ids.ts';
+import { insertRow } from './db.ts';
+import { createTestApp, type TestApp } from './harness.ts';
+import { createOwner, type TestCaller } from './identity.ts';
+
+const PREFIX = '/api/client/v1';
+/** Tables that hold no resource of an organization (bookkeeping and counters). */
+const UNSEEDED_TABLES = new Set(['__panel_migrations', 'consumed_challenge', 'rate_limit']);
+
+type Ids = Map<string, string>;
+interface Party {
+  caller: TestCaller;
+  bearer: Record<string, string>;
+  ids: Ids;
+}
+
+/** One row of every resource kind in the caller's organization; returns kind -> id. */
+function seedOrganization(t: TestApp, caller: TestCaller): Ids {
+  const sqlite = t.sqlite;
+  const org = caller.organizationId;
+  const ids: Ids = new Map([
+    ['organization', org],
+    ['user', caller.userId],
+  ]);
+  const only = (sql: string, ...args: string[]) => (sqlite.query(sql).get(...args) as { id: string }).id;
+  ids.set('membership', only('SELECT id FROM membership WHERE user_id = ? AND organization_id = ?', caller.userId, org));
+  ids.set('session', only('SELECT id FROM session WHERE user_id = ?', caller.userId));
+  const add = (kind: string, values: Record<string, string | number | null>, as = kind) => {
+    const id = insertRow(sqlite, kind, values);
+    ids.set(as, id);
+    return id;
+  };
+  const sealed = (table: string, column: string, id: string) => sealSecret(t.deps.keyring, 'sealed value', { table, column, id });
+
+  const workspaceId = add('workspace', { organization_id: org, name: 'Tenancy' });
+  const repositoryId = add('repository', { organization_id: org, name: 'repo', url: 'https://git.example/repo' });
+  const serverId = add('server', { organization_id: org, name: 'node-1' });
+  const projectId = add('project', { organization_id: org, workspace_id: workspaceId, repository_id: repositoryId, name: 'Shop' });
+  const environmentId = add('environment', { project_id: projectId, name: 'production', server_id: serverId });
+  const serviceId = add('service', { environment_id: environmentId, compose_service_name: 'web' });
+  const tlsId = newId();
+  add('tls', { id: tlsId, organization_id: org, name: 'cert', certificate: 'PEM', private_key: sealed('tls', 'private_key', tlsId) });
+  const ipId = add('ip', { organization_id: org, address: '192.0.2.10', scope: 'public' });
+  const hostingId = add('hosting', { service_id: serviceId, tls_id: tlsId, ip_id: ipId, name: 'shop.example' });
+  add('hostname', { hosting_id: hostingId, routing_organization_id: org, hostname: `shop-${org}.example` });
+  add('container', { service_id: serviceId, server_id: serverId, container_name: 'web-1', compose_service_name: 'web' });
+  const datacenterId = add('datacenter', { organization_id: org, name: 'fra1' });
+  add('storage', { organization_id: org, name: 'backups', kind: 's3' });
+  const managedId = add('managed', { organization_id: org, name: 'pg', engine: 'postgres', options: JSON.stringify({ databases: ['app'] }) });
+  add('replica', { managed_id: managedId, server_id: serverId });
+  add('deployment', { environment_id: environmentId, kind: 'deploy', desired_generation: 1 });
+  const systemPrincipalId = add('principal', { organization_id: org, kind: 'system', provider: 'server', username: 'app', applied_username: 'app' });
+  const databasePrincipalId = add(
+    'principal',
+    { organization_id: org, managed_id: managedId, kind: 'database', provider: 'postgres', username: 'dbuser', applied_username: 'dbuser' },
+    'database_principal',
+  );
+  add('tenancy', { principal_id: systemPrincipalId, service_id: serviceId });
+  add('binding', { principal_id: databasePrincipalId, service_id: serviceId, database_name: 'app' });
+  add('variable', { organization_id: org, key: 'PROBE', value: 'plain' });
+  const tagId = add('tag', { organization_id: org, name: 'tenancy' });
+  add('marker', { tag_id: tagId, project_id: projectId });
+  add('marker', { tag_id: tagId, datacenter_id: datacenterId }, 'datacenter_marker');
+  add('invitation', {
+    organization_id: org,
+    email: `invitee-${org}@example.test`,
+    role: 'member',
+    invited_by_user_id: caller.userId,
+    token_hash: hashToken(newOpaqueToken('pninv')),
+    expires_at: t.clock.now().getTime() + 86_400_000,
+  });
+  const totpId = newId();
+  add('user_totp', { id: totpId, user_id: caller.userId, secret: sealed('user_totp', 'secret', totpId) });
+  add('recovery_code', { user_id: caller.userId, code_hash: hashRecoveryCode(newOpaqueToken('rc')) });
+  add('passkey', { user_id: caller.userId, credential_id: newOpaqueToken('cred'), public_key: 'pQECAyYgASFYIA', name: 'key' });
+  add('oauth_identity', { user_id: caller.userId, provider: 'github', subject: newOpaqueToken('gh') });
+  return ids;
+}
+
+function party(t: TestApp, opts: { isSuperadmin?: boolean } = {}): Party {
+  const caller = createOwner(t, opts);
+  const ids = seedOrganization(t, caller);
+  const token = newOpaqueToken('pat');
+  const tokenId = insertRow(t.sqlite, 'api_token', {
+    organization_id: caller.organizationId,
+    user_id: caller.userId,
+    name: 'probe',
+    role: 'owner',
+    token_hash: hashToken(token),
+  });
+  ids.set('api_token', tokenId);
+  return { caller, bearer: { authorization: `Bearer ${token}` }, ids };
+}
+
+function userTables(sqlite: Database): string[] {
+  return sqlite
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .all()
+    .map((row) => row.name);
+}
+
+function dump(sqlite: Database): Record<string, unknown[]> {
+  return Object.fromEntries(userTables(sqlite).map((table) => [table, sqlite.query(`SELECT * FROM "${table}" ORDER BY rowid`).all()]));
+}
+
+/** Rows that mention any of A's ids in any column. */
+function rowsOf(snapshot: Record<string, unknown[]>, ids: Set<string>) {
+  return Object.fromEntries(
+    Object.entries(snapshot).map(([table, rows]) => [table, rows.filter((row) => Object.values(row as object).some((value) => ids.has(value as string)))]),
+  );
+}
+
+// ---- id slots and sample values, from the route's schemas -------------------------------------
+
+const snake = (name: string) => name.replace(/-/g, '_').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** `projects` -> project, `api-tokens` -> api_token, `tenancies` -> tenancy, `managed` -> managed. */
+function kindOfSegment(segment: string, known: Ids): string {
+  const base = snake(segment);
+  for (const candidate of [base, base.replace(/ies$/, 'y'), base.replace(/s$/, '')]) if (known.has(candidate)) return candidate;
+  throw new Error(`no seeded resource kind for path segment "${segment}": seed one in test/tenancy.security.test.ts`);
+}
+
+function kindOfField(field: string, known: Ids): string {
+  const kind = snake(field.replace(/Ids?$/, ''));
+  if (!known.has(kind)) throw new Error(`no seeded resource kind for field "${field}": seed one in test/tenancy.security.test.ts`);
+  return kind;
+}
+
+type Schema = v.GenericSchema & { type: string; [key: string]: unknown };
+const OPTIONAL = new Set(['optional', 'exact_optional', 'nullish', 'undefinedable']);
+const isIdField = (name: string) => /[a-z]Ids?$/.test(name);
+const valid = (schema: Schema, value: unknown) => v.safeParse(schema, value).success;
+
+const STRINGS = ['tenancy-probe', 'TENANCY_PROBE', 'probe', 'tenancy@example.test', 'correct horse battery staple', '#abcdef', 'https://example.test/probe', '2099-01-01T00:00:00.000Z', '1.0', 'x'];
+
+/** A value that passes `schema` (required entries only for objects). */
+function sample(schema: Schema): unknown {
+  const pick = (candidates: unknown[]) => candidates.find((candidate) => valid(schema, candidate));
+  switch (schema.type) {
+    case 'optional':
+    case 'exact_optional':
+    case 'nullish':
+    case 'undefinedable':
+    case 'nullable':
+    case 'non_nullable':
+    case 'non_optional':
+      return sample(schema.wrapped as Schema);
+    case 'string':
+      return pick([...STRINGS, newId()]);
+    case 'number':
+      return pick([1, 0, 30, 5432]);
+    case 'boolean':
+      return false;
+    case 'picklist':
+      return (schema.options as unknown[])[0];
+    case 'enum':
+      return Object.values(schema.enum as object)[0];
+    case 'literal':
+      return schema.literal;
+    case 'array':
+      return pick([[], [sample(schema.item as Schema)]]);
+    case 'record':
+      return {};
+    case 'object':
+    case 'strict_object':
+    case 'loose_object':
+    case 'object_with_rest':
+      return Object.fromEntries(
+        Object.entries(schema.entries as Record<string, Schema>)
+          .filter(([, entry]) => !OPTIONAL.has(entry.type))
+          .map(([key, entry]) => [key, sample(entry)]),
+      );
+    case 'union':
+    case 'variant':
+      return pick((schema.options as Schema[]).map(sample));
+    default:
+      return {};
+  }
+}
+
+interface Slot {
+  where: 'path' | 'body' | 'query';
+  name: string;
+  kind: string;
+  isArray: boolean;
+  required: boolean;
+}
+
+interface RouteShape {
+  method: string;
+  path: string;
+  bodySchema?: Schema;
+  querySchema?: Schema;
+  paramsSchema?: Schema;
+  slots: Slot[];
+}
+
+function shapeOf(route: { method: string; path: string; hooks: unknown }, known: Ids): RouteShape {
+  const hooks = route.hooks as { body?: Schema; query?: Schema; params?: Schema };
+  const slots: Slot[] = [];
+  const segments = route.path.split('/');
+  segments.forEach((segment, index) => {
+    if (!segment.startsWith(':')) return;
+    const name = segment.slice(1);
+    if (name === 'id') slots.push({ where: 'path', name, kind: kindOfSegment(segments[index - 1]!, known), isArray: false, required: true });
+    else if (isIdField(name)) slots.push({ where: 'path', name, kind: kindOfField(name, known), isArray: false, required: true });
+  });
+  for (const where of ['body', 'query'] as const) {
+    const schema = hooks[where];
+    const entries = (schema?.entries ?? {}) as Record<string, Schema>;
+    for (const [name, entry] of Object.entries(entries)) {
+      if (!isIdField(name)) continue;
+      slots.push({ where, name, kind: kindOfField(name, known), isArray: name.endsWith('Ids'), required: !OPTIONAL.has(entry.type) });
+    }
+  }
+  return { method: route.method, path: route.path, bodySchema: hooks.body, querySchema: hooks.query, paramsSchema: hooks.params, slots };
+}
+
+/** Slot sets to try: the path and required slots, alone and with each optional slot in turn. */
+function slotSets(shape: RouteShape): Slot[][] {
+  const base = shape.slots.filter((slot) => slot.required);
+  const optional = shape.slots.filter((slot) => !slot.required);
+  const sets = optional.map((slot) => [...base, slot]);
+  return base.length > 0 ? [base, ...sets] : sets;
+}
+
+function buildRequest(shape: RouteShape, values: Map<Slot, string>) {
+  const idValue = (slot: Slot, id: string) => (slot.isArray ? [id] : id);
+  let path = shape.path;
+  const params = shape.paramsSchema ? (sample(shape.paramsSchema) as Record<string, unknown>) : {};
+  path = path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const slot = [...values.keys()].find((candidate) => candidate.where === 'path' && candidate.name === name);
+    return encodeURIComponent(slot ? values.get(slot)! : String(params[name] ?? 'probe'));
+  });
+  const fill = (where: 'body' | 'query', schema?: Schema) => {
+    if (!schema || schema.type === 'undefined') return undefined;
+    const out = sample(schema) as Record<string, unknown>;
+    for (const slot of shape.slots) if (slot.where === where) delete out[slot.name];
+    for (const [slot, id] of values) if (slot.where === where) out[slot.name] = idValue(slot, id);
+    const parsed = v.safeParse(schema, where === 'query' ? Object.fromEntries(Object.entries(out).map(([k, x]) => [k, String(x)])) : out);
+    if (!parsed.success) {
+      throw new Error(`cannot build a valid ${where} for ${shape.method} ${shape.path}: ${parsed.issues.map((i) => `${v.getDotPath(i)}: ${i.message}`).join('; ')}`);
+    }
+    return out;
+  };
+  const body = fill('body', shape.bodySchema);
+  const query = fill('query', shape.querySchema);
+  const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, x]) => [k, String(x)]))}` : '';
+  return { path: `${path}${search}`, body };
+}
+
+// ---- the test ---------------------------------------------------------------------------------
+
+function world() {
+  const t = createTestApp();
+  const a = party(t);
+  const b = party(t, { isSuperadmin: true });
+  return { t, a, b };
+}
+
+const discovery = world();
+const clientRoutes = discovery.t.app.routes
+  .filter((route) => route.path.startsWith(`${PREFIX}/`) && ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method))
+  .map((route) => shapeOf(route, discovery.a.ids));
+
+describe('tenancy across the client route table', () => {
+  test('every table holds a seeded row, and the route table is not empty', () => {
+    const { t } = discovery;
+    for (const table of userTables(t.sqlite)) {
+      if (UNSEEDED_TABLES.has(table)) continue;
+      const rows = (t.sqlite.query(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
+      expect({ table, seeded: rows >= 2 }).toEqual({ table, seeded: true });
+    }
+    expect(clientRoutes.length).toBeGreaterThan(20);
+  });
+
+  for (const shape of clientRoutes) {
+    test(`${shape.method} ${shape.path.slice(PREFIX.length)}`, async () => {
+      const { t, a, b } = world();
+      const aIds = new Set(a.ids.values());
+      for (const [label, headers] of [
+        ['token', b.bearer],
+        ['session', b.caller.headers],
+      ] as const) {
+        // The first use of a token records lastUsedAt: do it before the snapshot.
+        await t.request('GET', `${PREFIX}/auth/session`, undefined, headers);
+        const before = dump(t.sqlite);
+        const send = async (values: Map<Slot, string>) => {
+          const { path, body } = buildRequest(shape, values);
+          return t.request(shape.method, path, body, headers);
+        };
+        const sets = slotSets(shape);
+
+        if (sets.length === 0) {
+          // Not resource-scoped: the caller's own account, sign-in and the like.
+          const res = await send(new Map());
+          expect(res.status).toBeLessThan(500);
+          for (const id of aIds) expect(res.text).not.toContain(id);
+          expect(rowsOf(dump(t.sqlite), aIds)).toEqual(rowsOf(before, aIds));
+          continue;
+        }
+
+        for (const slots of sets) {
+          const where = `${label}: ${slots.map((slot) => `${slot.where}.${slot.name}`).join(', ')}`;
+          // Pure: every id is A's.
+          const pure = await send(new Map(slots.map((slot) => [slot, a.ids.get(slot.kind)!])));
+          expect(dump(t.sqlite)).toEqual(before);
+          // 404; or 403 when the route refuses this caller whatever the ids (not resource-scoped),
+          // which a request with unknown ids must show by answering the very same.
+          const missing = pure.status === 403 ? await send(new Map(slots.map((slot) => [slot, newId()]))) : undefined;
+          const notScoped = missing?.status === 403 && missing.json?.error?.code === pure.json?.error?.code;
+          expect({ where, status: pure.status, refused: pure.status === 404 || notScoped }).toEqual({ where, status: pure.status, refused: true });
+          expect(dump(t.sqlite)).toEqual(before);
+
+          // Mixed: one of A's ids among B's own; refused exactly like a missing id.
+          if (slots.length < 2) continue;
+          for (const foreign of slots) {
+            const others = slots.filter((slot) => slot !== foreign).map((slot) => [slot, b.ids.get(slot.kind)!] as [Slot, string]);
+            const withA = await send(new Map([...others, [foreign, a.ids.get(foreign.kind)!]]));
+            expect(dump(t.sqlite)).toEqual(before);
+            const withMissing = await send(new Map([...others, [foreign, newId()]]));
+            expect(dump(t.sqlite)).toEqual(before);
+            const mixed = `${where} (A's ${foreign.name})`;
+            expect({ mixed, status: withA.status, code: withA.json?.error?.code }).toEqual({
+              mixed,
+              status: withMissing.status,
+              code: withMissing.json?.error?.code,
+            });
+            expect({ mixed, refused: withA.status >= 400 }).toEqual({ mixed, refused: true });
+          }
+        }
+      }
+    });
+  }
+});
