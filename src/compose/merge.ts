@@ -148,7 +148,8 @@ function mergeKeyValues(base: JsonValue, overlay: JsonValue): JsonValue {
   return result;
 }
 
-function keyValueMapping(value: JsonValue): JsonObject {
+/** A `KEY=VALUE` list or mapping as a new mapping (`KEY` alone becomes `KEY: null`). */
+export function keyValueMapping(value: JsonValue): JsonObject {
   if (isMapping(value)) return withoutMergeTags(value) as JsonObject;
   const result: JsonObject = {};
   for (const entry of toSequence(value)) {
