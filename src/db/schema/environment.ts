@@ -38,7 +38,7 @@ export const environment = sqliteTable(
     jsonObjectCheck('environment', t.options),
     check('environment_generation_non_negative', isIntegerAtLeast(t.generation, 0)),
     check('environment_name_format', matchesCharacters(t.name, 'A-Za-z0-9 ._/-', 255)),
-    index('environment_project_id_index').on(t.projectId),
+    index('environment_project_id_id_index').on(t.projectId, t.id),
     index('environment_server_id_index').on(t.serverId).where(sql`${t.serverId} IS NOT NULL`),
   ],
 );

@@ -39,7 +39,7 @@ export const hosting = sqliteTable(
     jsonObjectCheck('hosting', t.metadata),
     jsonObjectCheck('hosting', t.options),
     enumCheck('hosting', t.protocol, hostingProtocols),
-    index('hosting_service_id_index').on(t.serviceId),
+    index('hosting_service_id_id_index').on(t.serviceId, t.id),
     index('hosting_tls_id_index').on(t.tlsId).where(sql`${t.tlsId} IS NOT NULL`),
     index('hosting_ip_id_index').on(t.ipId).where(sql`${t.ipId} IS NOT NULL`),
   ],

@@ -46,7 +46,7 @@ export const project = sqliteTable(
     uniqueIndex('project_workspace_id_component_unique')
       .on(t.workspaceId, t.component)
       .where(sql`${t.component} IS NOT NULL`),
-    index('project_workspace_id_index').on(t.workspaceId),
+    index('project_workspace_id_id_index').on(t.workspaceId, t.id),
     index('project_repository_id_index').on(t.repositoryId),
   ],
 );

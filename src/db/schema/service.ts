@@ -3,7 +3,7 @@
  * the Compose document, managed allocation or daemon reports; clients never write
  * compose_service_name.
  */
-import { check, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { id, jsonObject, jsonObjectCheck, lengthBetween, matchesCharacters, timestamps, uuidV7Check } from './columns.ts';
 import { environment } from './environment.ts';
 
@@ -32,6 +32,8 @@ export const service = sqliteTable(
     check('service_compose_service_name_length', lengthBetween(t.composeServiceName, 1, 255)),
     // Also serves the environment_id foreign key.
     uniqueIndex('service_environment_id_compose_service_name_unique').on(t.environmentId, t.composeServiceName),
+    // Lists page by id within an environment (WHERE environment_id = ? AND id > ? ORDER BY id).
+    index('service_environment_id_id_index').on(t.environmentId, t.id),
   ],
 );
 
