@@ -8,6 +8,7 @@ import { organization, principal, variable } from '../../db/schema/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { openMigratedDatabase } from '../../../test/db.ts';
 import { countSealedByKeyId, keyIdsMissingFromRing, reencryptAll } from './reencrypt.ts';
+import { SEALED_COLUMNS } from './sealed-columns.ts';
 
 const key = (n: number) => Buffer.alloc(32, n).toString('base64');
 const ringOf = (...ids: number[]) => parseKeyRing(ids.map((n) => `k${n}:${key(n)}`).join(','));
@@ -110,5 +111,17 @@ describe('re-encryption', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('sealed column registry', () => {
+  test('covers every column whose CHECK demands a sealed envelope', () => {
+    const sqlite = openMigratedDatabase();
+    const sealedByCheck = sqlite
+      .query<{ name: string; sql: string }, []>("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql LIKE '%pnsecret.v%'")
+      .all()
+      .flatMap(({ name, sql }) => [...sql.matchAll(/"(\w+)"\."(\w+)" GLOB 'pnsecret\.v/g)].map((m) => `${name}.${m[2]}`));
+    const registered = SEALED_COLUMNS.map((column) => `${column.tableName}.${column.columnName}`);
+    expect(new Set(sealedByCheck)).toEqual(new Set(registered));
   });
 });

@@ -5,6 +5,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
+import { adminSecretsRoutes } from './secrets.ts';
 
 export const adminV1 = (deps: AppDeps) =>
-  new Elysia({ prefix: '/api/admin/v1', detail: { tags: ['admin'] } }).use(adminGuard(deps));
+  new Elysia({ prefix: '/api/admin/v1', detail: { tags: ['admin'] } }).use(adminGuard(deps)).use(adminSecretsRoutes(deps));
