@@ -2,10 +2,14 @@
  * Environments: deployable copies of a project. Placement has one source of truth, the
  * `server_id` pin (body field `serverId`): the same facts smuggled into metadata or options are
  * stripped on every write. `generation` belongs to the deploy planner and is never client-written.
+ * `options.compose` (the overlay) is parsed, validated and reconciled like a save of the compose
+ * endpoint (src/domain/compose); options written without it keep the stored document.
  */
 import type { Environment, JsonObject } from '../../db/schema/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
+import { overlayOptionsForWrite, reconcileEnvironmentOf } from '../compose/service.ts';
+import { findProject } from '../projects/queries.ts';
 import { loadProject } from '../projects/service.ts';
 import { requireServerOf } from '../servers/service.ts';
 import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
@@ -57,16 +61,30 @@ function writableColumns(db: Queryable, organizationId: string, fields: Environm
   };
 }
 
+/** A new environment gets the base's services (and its overlay's) at once. */
 export function createEnvironment(db: Queryable, actor: Actor, input: EnvironmentFields & { projectId: string }): Environment {
   const parent = loadProject(db, actor, input.projectId, 'write');
-  return insertEnvironment(db, { projectId: parent.id, ...writableColumns(db, parent.organizationId, input) });
+  const columns = writableColumns(db, parent.organizationId, input);
+  const compose = overlayOptionsForWrite(db, parent, columns.options, null);
+  return db.transaction((tx) => {
+    const row = insertEnvironment(tx, { projectId: parent.id, ...columns, options: compose.options });
+    reconcileEnvironmentOf(tx, parent, row, null);
+    return row;
+  });
 }
 
 export function updateEnvironment(db: Queryable, actor: Actor, id: string, changes: EnvironmentFields): Environment {
   const row = loadEnvironment(db, actor, id, 'write');
+  const project = findProject(db, row.projectId)!;
   const columns = writableColumns(db, row.organizationId, changes);
-  if (Object.values(columns).every((value) => value === undefined)) return row;
-  return updateEnvironmentRow(db, id, columns);
+  const compose = overlayOptionsForWrite(db, project, columns.options, row.options);
+  const update = { ...columns, options: compose.options };
+  if (Object.values(update).every((value) => value === undefined)) return row;
+  return db.transaction((tx) => {
+    const updated = updateEnvironmentRow(tx, id, update);
+    if (compose.composeChanged) reconcileEnvironmentOf(tx, project, updated, compose.previous);
+    return updated;
+  });
 }
 
 /** Restrict: services must go first; deployments, variables and markers of the environment cascade. */

@@ -5,18 +5,18 @@
  * organization whatever the path prefix. Reconcile provenance in metadata is kept from clients.
  */
 import type { Hosting, HostingProtocol, JsonObject } from '../../db/schema/index.ts';
-import { conflict, notFound, validationFailed } from '../../lib/errors.ts';
+import { notFound, validationFailed } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
 import { loadService } from '../services/service.ts';
 import type { Queryable } from '../shared/database.ts';
 import { stripKeys } from '../shared/json.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
+import { checkHostnames } from './mirror.ts';
 import {
   deleteHostingRow,
   findHosting,
   findIp,
   findTls,
-  hostnamesRoutedElsewhere,
   insertHosting,
   listHostingsOf,
   type OwnedHosting,
@@ -67,21 +67,6 @@ function checkReferences(db: Queryable, organizationId: string, fields: HostingF
   }
 }
 
-/** The hostnames to mirror: no repeats within the hosting, none routed by another hosting. */
-function checkHostnames(db: Queryable, organizationId: string, options: HostingOptions | null, hostingId?: string): string[] {
-  const names = options?.hostnames ?? [];
-  const lowered = names.map((name) => name.toLowerCase());
-  lowered.forEach((name, index) => {
-    if (lowered.indexOf(name) !== index) throw validationFailed(`hostname '${names[index]}' is listed twice`, `options.hostnames.${index}`);
-  });
-  const taken = hostnamesRoutedElsewhere(db, organizationId, lowered, hostingId);
-  const index = lowered.findIndex((name) => taken.has(name));
-  if (index >= 0) {
-    throw conflict('hostname_in_use', `hostname '${names[index]}' is already routed by another hosting`, `options.hostnames.${index}`);
-  }
-  return names;
-}
-
 /** The routing facts as they will stand once a write is applied. */
 interface RoutingAfterWrite {
   ipId: string | null;
@@ -94,7 +79,7 @@ function checkHosting(db: Queryable, organizationId: string, fields: HostingFiel
   if (after.ipId !== null && after.options?.bind !== 'public') {
     throw validationFailed('a hosting with an ipId needs bind: public', 'options.bind');
   }
-  return checkHostnames(db, organizationId, after.options, hostingId);
+  return checkHostnames(db, organizationId, after.options?.hostnames ?? [], hostingId);
 }
 
 /** Client metadata minus provenance keys, plus the provenance already stored. */

@@ -7,6 +7,7 @@
 import { type JsonObject, type Project, projectComponents } from '../../db/schema/index.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
+import { baseOptionsForWrite, reconcileProject } from '../compose/service.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { requireServerOf } from '../servers/service.ts';
 import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
@@ -106,8 +107,9 @@ export function createProject(db: Queryable, actor: Actor, input: ProjectFields 
   if (name) assertNameFree(db, home.organizationId, name);
   checkFields(db, home.organizationId, input);
   const { defaultEnvironmentName } = findOrganization(db, home.organizationId)!;
-  return db.transaction((tx) =>
-    insertProjectWithEnvironment(
+  const compose = baseOptionsForWrite(db, home.organizationId, input.options, null);
+  return db.transaction((tx) => {
+    const row = insertProjectWithEnvironment(
       tx,
       {
         workspaceId: home.id,
@@ -115,11 +117,12 @@ export function createProject(db: Queryable, actor: Actor, input: ProjectFields 
         name,
         description: input.description,
         metadata: input.metadata,
-        options: input.options,
+        options: compose.options,
       },
       { name: defaultEnvironmentName, description: FIRST_ENVIRONMENT_DESCRIPTION },
-    ),
-  );
+    );
+    return compose.composeChanged ? reconcileProject(tx, row, null) : row;
+  });
 }
 
 /** Moves stay inside the organization: a workspace of any other organization is 404. */
@@ -133,9 +136,13 @@ export function updateProject(db: Queryable, actor: Actor, id: string, changes: 
   const name = normalizeName(changes.name);
   if (name) assertNameFree(db, row.organizationId, name, row.id);
   checkFields(db, row.organizationId, changes);
-  const update = { ...changes, name };
+  const compose = baseOptionsForWrite(db, row.organizationId, changes.options, row.options);
+  const update = { ...changes, name, options: compose.options };
   if (Object.values(update).every((value) => value === undefined)) return row;
-  return updateProjectRow(db, id, update);
+  return db.transaction((tx) => {
+    const updated = updateProjectRow(tx, id, update);
+    return compose.composeChanged ? reconcileProject(tx, updated, compose.previous) : updated;
+  });
 }
 
 /** Restrict: environments must go first; variables, principals and markers of the project cascade. */

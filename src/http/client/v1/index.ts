@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { type AnyElysia, Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
 import { apiTokenRoutes } from './api-tokens.ts';
 import { authAccountRoutes } from './auth-account.ts';
@@ -8,7 +8,9 @@ import { authRoutes } from './auth.ts';
 import { invitationRoutes } from './invitations.ts';
 import { membershipRoutes } from './memberships.ts';
 import { bindingRoutes } from './bindings.ts';
+import { composeRoutes } from './compose.ts';
 import { containerRoutes } from './containers.ts';
+import { deployPreviewRoutes } from './deploy-preview.ts';
 import { environmentRoutes } from './environments.ts';
 import { hostingRoutes } from './hostings.ts';
 import { managedRoutes } from './managed.ts';
@@ -23,13 +25,19 @@ import { tenancyRoutes } from './tenancies.ts';
 import { variableRoutes } from './variables.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
-/** The client surface: one file per resource, each protected by the client guard. */
-export const clientV1 = (deps: AppDeps) =>
+/**
+ * The client surface: one file per resource, each protected by the client guard. Typed as
+ * AnyElysia: the chained route types of every resource exceed TypeScript's instantiation depth
+ * (TS2589) once composed into the app, and nothing reads them.
+ */
+export const clientV1 = (deps: AppDeps): AnyElysia =>
   new Elysia({ prefix: '/api/client/v1' })
     .use(organizationRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(projectRoutes(deps))
     .use(environmentRoutes(deps))
+    .use(composeRoutes(deps))
+    .use(deployPreviewRoutes(deps))
     .use(serviceRoutes(deps))
     .use(hostingRoutes(deps))
     .use(containerRoutes(deps))
