@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import type { Config } from './config.ts';
 import type { KeyRing } from './crypto/keyring.ts';
 import type { Db } from './db/client.ts';
+import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
@@ -55,7 +56,7 @@ export function buildApp(deps: AppDeps) {
     if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app) };
     return openApiDocument.document;
   };
-  return app.get('/api/openapi.json', describeApi, { detail: { hide: true } });
+  return app.get('/api/openapi.json', describeApi, { detail: { hide: true } }).use(consoleRoutes);
 }
 
 export type App = ReturnType<typeof buildApp>;

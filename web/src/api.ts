@@ -1,0 +1,187 @@
+/**
+ * The console's one door to the server: typed calls to the public API surfaces (client and
+ * install), nothing else. The session is the HttpOnly cookie the sign-in routes set; the
+ * browser adds it and the Origin header the server checks on writes.
+ *
+ * Every error answer has one body, {error: {code, message, path?, requestId}}; it becomes an
+ * ApiError, whose `path` forms map to the field it concerns (forms.tsx).
+ */
+import type { ComposeDocument } from '../../src/compose/document.ts';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly path?: string,
+    readonly requestId?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** A list route that is not on this server (yet): the router's 404, not a missing resource. */
+  get isMissingRoute(): boolean {
+    return this.status === 404 && this.message === 'no such route';
+  }
+}
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; path?: string; requestId?: string };
+}
+
+/**
+ * Dispatched on window when a signed-in call answers 401: the session ended (expired, revoked
+ * elsewhere). A window event, because the Compose editor module has its own copy of this file.
+ */
+export const SESSION_ENDED_EVENT = 'panel:session-ended';
+
+type Query = Record<string, string | undefined>;
+
+async function call<T>(method: string, path: string, body?: unknown, query: Query = {}): Promise<T> {
+  const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
+  const url = `/api/${path}${search ? `?${search}` : ''}`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'network_error', 'The server cannot be reached. Check the connection and try again.');
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (response.ok) return json as T;
+  const error = (json as ErrorBody | undefined)?.error;
+  const failure = new ApiError(
+    response.status,
+    error?.code ?? `http_${response.status}`,
+    error?.message ?? `The server answered ${response.status} ${response.statusText}.`,
+    error?.path,
+    error?.requestId,
+  );
+  if (failure.code === 'unauthenticated' && path.startsWith('client/') && !path.startsWith('client/v1/auth/sign-in')) {
+    window.dispatchEvent(new Event(SESSION_ENDED_EVENT));
+  }
+  throw failure;
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  displayName: string | null;
+  isSuperadmin: boolean;
+}
+
+export interface SessionSummary {
+  user: User;
+  via: 'session' | 'token';
+  secondFactors: ('totp' | 'recovery' | 'passkey')[];
+  memberships: { organizationId: string; organizationName: string; role: 'owner' | 'admin' | 'member' }[];
+}
+
+export type SignInResult =
+  | { status: 'signed_in'; user: User }
+  | { status: 'two_factor_required'; challenge: string; expiresAt: string; methods: ('totp' | 'recovery' | 'passkey')[] };
+
+export type InstallProof = { kind: 'token'; token: string } | { kind: 'host'; username: string; password: string };
+
+export interface InstallInput {
+  proof: InstallProof;
+  email: string;
+  password: string;
+  organizationName: string;
+  displayName?: string;
+}
+
+interface Timestamps {
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Organization extends Timestamps {
+  id: string;
+  name: string;
+  defaultEnvironmentName: string;
+}
+
+export interface Workspace extends Timestamps {
+  id: string;
+  organizationId: string;
+  name: string | null;
+  description: string | null;
+  kind: 'user' | 'panel';
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export interface Project extends Timestamps {
+  id: string;
+  organizationId: string;
+  workspaceId: string;
+  name: string | null;
+  description: string | null;
+  component: string | null;
+  metadata: JsonObject | null;
+  options: (JsonObject & { compose?: ComposeDocument }) | null;
+}
+
+export interface Environment extends Timestamps {
+  id: string;
+  projectId: string;
+  serverId: string | null;
+  generation: number;
+  name: string | null;
+  description: string | null;
+  metadata: JsonObject | null;
+  options: (JsonObject & { compose?: ComposeDocument }) | null;
+}
+
+/** Lists answer 50 items a page; `cursor` is the previous page's nextCursor. */
+type PageQuery = { cursor?: string };
+
+export const api = {
+  install: {
+    status: () => call<{ installed: boolean; methods: ('token' | 'host')[] }>('GET', 'install/v1/status'),
+    complete: (input: InstallInput) => call<{ user: User; organizationId: string }>('POST', 'install/v1/complete', input),
+  },
+  auth: {
+    session: () => call<SessionSummary>('GET', 'client/v1/auth/session'),
+    signIn: (input: { email: string; password: string }) => call<SignInResult>('POST', 'client/v1/auth/sign-in', input),
+    signInWithTotp: (input: { challenge: string; code: string }) => call<SignInResult>('POST', 'client/v1/auth/sign-in/totp', input),
+    signInWithRecoveryCode: (input: { challenge: string; code: string }) =>
+      call<SignInResult>('POST', 'client/v1/auth/sign-in/recovery', input),
+    signOut: () => call<void>('POST', 'client/v1/auth/sign-out'),
+  },
+  organizations: {
+    list: (query: PageQuery = {}) => call<Page<Organization>>('GET', 'client/v1/organizations', undefined, query),
+    get: (id: string) => call<Organization>('GET', `client/v1/organizations/${id}`),
+  },
+  workspaces: {
+    list: (query: PageQuery & { organizationId: string }) => call<Page<Workspace>>('GET', 'client/v1/workspaces', undefined, query),
+    get: (id: string) => call<Workspace>('GET', `client/v1/workspaces/${id}`),
+  },
+  projects: {
+    list: (query: PageQuery & { workspaceId: string }) => call<Page<Project>>('GET', 'client/v1/projects', undefined, query),
+    get: (id: string) => call<Project>('GET', `client/v1/projects/${id}`),
+    update: (id: string, changes: { options?: Project['options'] }) => call<Project>('PATCH', `client/v1/projects/${id}`, changes),
+  },
+  environments: {
+    list: (query: PageQuery & { projectId: string }) => call<Page<Environment>>('GET', 'client/v1/environments', undefined, query),
+    update: (id: string, changes: { options?: Environment['options'] }) =>
+      call<Environment>('PATCH', `client/v1/environments/${id}`, changes),
+  },
+};

@@ -1,0 +1,98 @@
+/**
+ * The console's root: finds out whether Panel is installed and who is signed in, then shows the
+ * install wizard, the sign-in page or the signed-in shell. Once the first of those is on screen
+ * it sets the app-ready marker (performance mark `panel:app-ready`, html[data-app-ready]) that
+ * the browser tests and scripts/bench/console.ts wait for.
+ */
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, ApiError, SESSION_ENDED_EVENT, type SessionSummary } from './api.ts';
+import { Loading } from './data.tsx';
+import { InstallPage } from './pages/install.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { navigate, usePageTitle } from './router.tsx';
+import { Shell } from './shell.tsx';
+
+export type AppState =
+  | { kind: 'starting' }
+  | { kind: 'install'; methods: ('token' | 'host')[] }
+  | { kind: 'signed-out' }
+  | { kind: 'signed-in'; session: SessionSummary }
+  | { kind: 'unreachable'; error: ApiError };
+
+/** Both questions at once: the install status (404 in development, 410 once installed) and the session. */
+export async function discover(): Promise<AppState> {
+  const [install, session] = await Promise.allSettled([api.install.status(), api.auth.session()]);
+  if (install.status === 'fulfilled' && !install.value.installed) return { kind: 'install', methods: install.value.methods };
+  if (session.status === 'fulfilled') return { kind: 'signed-in', session: session.value };
+  const error: unknown = session.reason;
+  if (error instanceof ApiError && error.code === 'unauthenticated') return { kind: 'signed-out' };
+  return { kind: 'unreachable', error: error instanceof ApiError ? error : new ApiError(0, 'console_error', String(error)) };
+}
+
+function markReady(): void {
+  if (document.documentElement.dataset.appReady) return;
+  document.documentElement.dataset.appReady = 'true';
+  performance.mark('panel:app-ready');
+}
+
+const ENTRY_PATHS = new Set(['/install', '/sign-in']);
+
+/** `firstState` is discover() started before the first render, so the page waits for no frame. */
+export function App({ firstState }: { firstState: Promise<AppState> }) {
+  const [state, setState] = useState<AppState>({ kind: 'starting' });
+  const refresh = useCallback(() => void discover().then(setState), []);
+
+  useEffect(() => void firstState.then(setState), []);
+  useEffect(() => {
+    const ended = () => setState({ kind: 'signed-out' });
+    window.addEventListener(SESSION_ENDED_EVENT, ended);
+    return () => window.removeEventListener(SESSION_ENDED_EVENT, ended);
+  }, []);
+  useEffect(() => {
+    if (state.kind !== 'starting') markReady();
+    if (state.kind === 'signed-in' && ENTRY_PATHS.has(location.pathname)) navigate('/', { replace: true });
+  }, [state.kind]);
+
+  switch (state.kind) {
+    case 'starting':
+      return (
+        <main id="main" class="centered">
+          <Loading what="Panel" />
+        </main>
+      );
+    case 'install': {
+      const installed = (organizationId: string) => {
+        navigate(`/organizations/${organizationId}`, { replace: true });
+        refresh();
+      };
+      return <InstallPage methods={state.methods} onInstalled={installed} />;
+    }
+    case 'signed-out':
+      return <SignInPage onSignedIn={refresh} />;
+    case 'unreachable':
+      return <Unreachable error={state.error} retry={refresh} />;
+    case 'signed-in': {
+      const signedOut = () => {
+        setState({ kind: 'signed-out' });
+        navigate('/sign-in');
+      };
+      return <Shell session={state.session} onSignedOut={signedOut} />;
+    }
+  }
+}
+
+function Unreachable({ error, retry }: { error: ApiError; retry: () => void }) {
+  usePageTitle('Cannot reach Panel');
+  return (
+    <main id="main" class="centered">
+      <h1 tabIndex={-1}>Panel cannot be reached</h1>
+      <div class="alert" role="alert">
+        <p>{error.message}</p>
+        {error.requestId && <p class="muted">Request id: {error.requestId}</p>}
+      </div>
+      <button type="button" onClick={retry}>
+        Try again
+      </button>
+    </main>
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * A small history-API router: paths are real URLs (the server answers every non-API path with
+ * the console), links navigate without reloading, and after a navigation focus moves to the new
+ * page's heading so keyboard and screen-reader users land on it.
+ */
+import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+
+const listeners = new Set<() => void>();
+let navigatedInApp = false;
+
+function notify(): void {
+  navigatedInApp = true;
+  for (const listener of listeners) listener();
+}
+
+window.addEventListener('popstate', notify);
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (to === location.pathname + location.search) return;
+  if (options.replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  notify();
+}
+
+/** The current path; re-renders the caller on every navigation. */
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    return () => listeners.delete(update);
+  }, []);
+  return path;
+}
+
+/** Matches '/projects/:id' style patterns; answers the named segments or null. */
+export function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const want = pattern.split('/');
+  const have = path.replace(/\/+$/, '').split('/');
+  if (want.length !== have.length) return null;
+  const params: Record<string, string> = {};
+  for (const [index, segment] of want.entries()) {
+    const actual = have[index]!;
+    if (segment.startsWith(':')) params[segment.slice(1)] = decodeURIComponent(actual);
+    else if (segment !== actual) return null;
+  }
+  return params;
+}
+
+type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { href: string; children: ComponentChildren };
+
+export function Link({ href, children, ...rest }: LinkProps) {
+  const onClick = (event: MouseEvent) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    navigate(href);
+  };
+  return (
+    <a href={href} onClick={onClick} {...rest}>
+      {children}
+    </a>
+  );
+}
+
+/**
+ * Sets the document title; after an in-app navigation also moves focus to the page's <h1>
+ * (which carries tabIndex -1). The first page load keeps the browser's own focus.
+ */
+export function usePageTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Panel`;
+    if (navigatedInApp) document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [title]);
+}

@@ -1,0 +1,153 @@
+/**
+ * The signed-in frame: a top bar (organization switcher, account, sign-out), the workspace
+ * navigation of the current organization, and the page the path names. Pages tell the shell
+ * which organization they belong to (current-organization.ts).
+ */
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Organization, type SessionSummary } from './api.ts';
+import { CurrentOrganization } from './current-organization.ts';
+import { preloadComposeEditor } from './compose/host.tsx';
+import { ListView, useList } from './data.tsx';
+import { FormAlert, useForm } from './forms.tsx';
+import { OrganizationPage, WorkspacePage } from './pages/browse.tsx';
+import { ProjectPage } from './pages/project.tsx';
+import { Link, matchPath, navigate, usePageTitle, usePath } from './router.tsx';
+
+const ROUTES: [pattern: string, page: (id: string) => JSX.Element][] = [
+  ['/organizations/:id', (id) => <OrganizationPage id={id} />],
+  ['/workspaces/:id', (id) => <WorkspacePage id={id} />],
+  ['/projects/:id', (id) => <ProjectPage id={id} />],
+];
+
+function pageFor(path: string, organizations: Organization[] | undefined) {
+  for (const [pattern, page] of ROUTES) {
+    const params = matchPath(pattern, path);
+    if (params) return page(params.id!);
+  }
+  if (path === '/') return <Home organizations={organizations} />;
+  return <NotFound />;
+}
+
+export function Shell({ session, onSignedOut }: { session: SessionSummary; onSignedOut: () => void }) {
+  const path = usePath();
+  const organizations = useList('organizations', (cursor) => api.organizations.list({ cursor }));
+  const [chosen, setChosen] = useState<string | null>(null);
+  const current = chosen ?? organizations.data?.[0]?.id;
+  useEffect(() => {
+    // Fetch the editor module while the browser is idle (Safari has no requestIdleCallback).
+    if (!('requestIdleCallback' in window)) return void setTimeout(preloadComposeEditor, 2000);
+    const idle = requestIdleCallback(preloadComposeEditor);
+    return () => cancelIdleCallback(idle);
+  }, []);
+
+  return (
+    <CurrentOrganization.Provider value={setChosen}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <Link class="brand" href="/">
+          Panel
+        </Link>
+        <OrganizationSwitcher organizations={organizations.data} current={current} />
+        <div class="account">
+          <span class="muted" title={session.user.email}>
+            {session.user.displayName ?? session.user.email}
+          </span>
+          <SignOut onSignedOut={onSignedOut} />
+        </div>
+      </header>
+      <div class="layout">
+        <nav class="sidebar" aria-label="Workspaces">
+          <h2 class="sidebar-title">Workspaces</h2>
+          {current && <WorkspaceNav organizationId={current} path={path} />}
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {pageFor(path, organizations.data)}
+        </main>
+      </div>
+    </CurrentOrganization.Provider>
+  );
+}
+
+function OrganizationSwitcher({ organizations, current }: { organizations: Organization[] | undefined; current: string | undefined }) {
+  if (!organizations || organizations.length === 0) return null;
+  return (
+    <div class="switcher">
+      <label for="organization-switcher">Organization</label>
+      <select id="organization-switcher" value={current} onChange={(event) => navigate(`/organizations/${event.currentTarget.value}`)}>
+        {organizations.map((organization) => (
+          <option key={organization.id} value={organization.id}>
+            {organization.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function WorkspaceNav({ organizationId, path }: { organizationId: string; path: string }) {
+  const workspaces = useList(`workspaces:${organizationId}`, (cursor) => api.workspaces.list({ organizationId, cursor }));
+  return (
+    <ListView list={workspaces} what="workspaces" empty="No workspaces yet.">
+      {(items) => (
+        <ul class="nav-list">
+          {items.map((workspace) => {
+            const href = `/workspaces/${workspace.id}`;
+            return (
+              <li key={workspace.id}>
+                <Link href={href} aria-current={path === href ? 'page' : undefined}>
+                  {workspace.name ?? 'Unnamed workspace'}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </ListView>
+  );
+}
+
+function SignOut({ onSignedOut }: { onSignedOut: () => void }) {
+  const form = useForm([]);
+  const signOut = form.onSubmit(async () => {
+    await api.auth.signOut();
+    onSignedOut();
+  });
+  return (
+    <form ref={form.formRef} onSubmit={signOut} class="sign-out">
+      <button type="submit" aria-busy={form.busy ? 'true' : undefined}>
+        {form.busy ? 'Signing out…' : 'Sign out'}
+      </button>
+      <FormAlert problem={form.problem} />
+    </form>
+  );
+}
+
+/** `/` goes to the first organization; a user without one is told so. */
+function Home({ organizations }: { organizations: Organization[] | undefined }) {
+  usePageTitle('Home');
+  const first = organizations?.[0];
+  useEffect(() => {
+    if (first) navigate(`/organizations/${first.id}`, { replace: true });
+  }, [first?.id]);
+  return (
+    <>
+      <h1 tabIndex={-1}>Welcome to Panel</h1>
+      {organizations?.length === 0 && <p>You are not a member of any organization yet. Ask an administrator for an invitation.</p>}
+    </>
+  );
+}
+
+function NotFound() {
+  usePageTitle('Page not found');
+  return (
+    <>
+      <h1 tabIndex={-1}>Page not found</h1>
+      <p>
+        There is nothing at this address. <Link href="/">Go to your organization</Link>.
+      </p>
+    </>
+  );
+}
