@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite';
 import { Elysia } from 'elysia';
 import type { Config } from './config.ts';
 import type { KeyRing } from './crypto/keyring.ts';
+import type { DaemonHub, Listener } from './daemon/hub.ts';
 import type { Db } from './db/client.ts';
 import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
@@ -21,6 +22,10 @@ export interface AppDeps {
   keyring: KeyRing;
   clock: Clock;
   logger: Logger;
+  /** The one daemon hub of the process, shared by every app instance (src/daemon/hub.ts). */
+  hub: DaemonHub;
+  /** Which listener this instance serves: the unix socket is the local daemon slot. Default tcp. */
+  listener?: Listener;
 }
 
 /**
@@ -47,7 +52,7 @@ export function buildApp(deps: AppDeps) {
       set.headers['content-type'] = 'application/json';
       return body;
     })
-    .use(healthRoutes(deps.sqlite))
+    .use(healthRoutes(deps))
     .use(referenceRoutes)
     .use(surfaces(deps));
 

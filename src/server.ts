@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
+import { DaemonHub } from './daemon/hub.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
@@ -47,7 +48,10 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
     throw new StartupError((error as Error).message);
   }
   const sqlite = openMigratedDatabase(config, logger);
-  const deps: AppDeps = { config, sqlite, db: createDb(sqlite), keyring, clock: systemClock, logger };
+  const db = createDb(sqlite);
+  // One hub for both listeners: one view of connected daemons, one change feed.
+  const hub = new DaemonHub({ db, clock: systemClock, logger });
+  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);
   } catch (error) {
@@ -59,7 +63,7 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   let tcp: ReturnType<typeof buildApp>;
   try {
     // reusePort:false: Elysia's default would let a second process silently share the port.
-    tcp = buildApp(deps).listen({ hostname: config.host, port: config.port, reusePort: false, ...serveOptions });
+    tcp = buildApp({ ...deps, listener: 'tcp' }).listen({ hostname: config.host, port: config.port, reusePort: false, ...serveOptions });
   } catch (error) {
     sqlite.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -70,7 +74,7 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   let local: ReturnType<typeof buildApp>;
   try {
     await removeStaleSocket(config.daemonSocket);
-    local = buildApp(deps).listen({ unix: config.daemonSocket, ...serveOptions } as never);
+    local = buildApp({ ...deps, listener: 'unix' }).listen({ unix: config.daemonSocket, ...serveOptions } as never);
     chmodSync(config.daemonSocket, 0o600);
   } catch (error) {
     await tcp.stop();
@@ -81,11 +85,13 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${tcp.server?.port}`;
   // First boot (self-hosted): the one-time install token goes to <data dir>/install-token (0600).
   announceInstall(deps.db, config, logger);
+  hub.start();
   logger.info('panel serving', { url, publicUrl: config.publicUrl, socket: config.daemonSocket, runtime: config.runtime });
   return {
     url,
     socketPath: config.daemonSocket,
     async stop() {
+      hub.stop();
       await Promise.all([tcp.stop(), local.stop()]);
       sqlite.close();
       if (existsSync(config.daemonSocket)) unlinkSync(config.daemonSocket);

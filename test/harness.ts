@@ -5,6 +5,7 @@
 import { buildApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
+import { DaemonHub } from '../src/daemon/hub.ts';
 import { createDb } from '../src/db/client.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { silentLogger } from '../src/lib/logger.ts';
@@ -22,7 +23,9 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const sqlite = openMigratedDatabase();
   const config = testConfig(overrides);
   const clock = new ManualClock();
-  const deps = { config, sqlite, db: createDb(sqlite), keyring: parseKeyRing(config.secrets), clock, logger: silentLogger };
+  const db = createDb(sqlite);
+  const hub = new DaemonHub({ db, clock, logger: silentLogger });
+  const deps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock, logger: silentLogger, hub };
   const app = buildApp(deps);
 
   /** Sends a request through app.handle(); a non-string body is sent as JSON. */
@@ -43,7 +46,7 @@ export function createTestApp(overrides: Partial<Config> = {}) {
     return { status: response.status, headers: response.headers, text, json };
   }
 
-  return { app, deps, sqlite, db: deps.db, config, clock, request };
+  return { app, deps, sqlite, db: deps.db, config, clock, hub, request };
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;

@@ -76,7 +76,9 @@ function seedOrganization(t: TestApp, caller: TestCaller): Ids {
   add('storage', { organization_id: org, name: 'backups', kind: 's3' });
   const managedId = add('managed', { organization_id: org, name: 'pg', engine: 'postgres', options: JSON.stringify({ databases: ['app'] }) });
   add('replica', { managed_id: managedId, server_id: serverId });
-  add('deployment', { environment_id: environmentId, kind: 'deploy', desired_generation: 1 });
+  const deploymentId = add('deployment', { environment_id: environmentId, kind: 'deploy', desired_generation: 1 });
+  add('daemon_command', { server_id: serverId, deployment_id: deploymentId, kind: 'stop', payload: '{}', expires_at: t.clock.now().getTime() + 3_600_000 });
+  add('join_token', { organization_id: org, created_by_user_id: caller.userId, token_hash: hashToken(newOpaqueToken('pnj')), expires_at: t.clock.now().getTime() + 3_600_000 });
   const systemPrincipalId = add('principal', { organization_id: org, kind: 'system', provider: 'server', username: 'app', applied_username: 'app' });
   const databasePrincipalId = add(
     'principal',

@@ -23,6 +23,7 @@ import { loadConfig } from '../../src/config.ts';
 import { generateKeyRingText, parseKeyRing } from '../../src/crypto/keyring.ts';
 import { createDb, openDatabase } from '../../src/db/client.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { DaemonHub } from '../../src/daemon/hub.ts';
 import { embeddedMigrations } from '../../src/db/migrations.macro.ts' with { type: 'macro' };
 import { apiToken, environment, type NewService, type NewVariable, project, service, user, variable, workspace } from '../../src/db/schema/index.ts';
 import { createOrganization } from '../../src/domain/organizations/service.ts';
@@ -114,7 +115,9 @@ async function main() {
   const config = loadConfig({ PANEL_DATA_DIR: dataDir, PANEL_SECRETS: keyRing, PANEL_LOG_LEVEL: 'error' }, () => keyRing);
   const sqlite = openDatabase(config.databaseFile);
   migrate(sqlite, embeddedMigrations());
-  const deps: AppDeps = { config, sqlite, db: createDb(sqlite), keyring: parseKeyRing(config.secrets), clock: systemClock, logger: silentLogger };
+  const db = createDb(sqlite);
+  const hub = new DaemonHub({ db, clock: systemClock, logger: silentLogger });
+  const deps: AppDeps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock: systemClock, logger: silentLogger, hub };
 
   const seedStarted = Bun.nanoseconds();
   const { token, environmentIds, serviceIds, variableCount } = seed(deps);

@@ -54,7 +54,9 @@ async function serveChild(): Promise<void> {
   const dataDir = process.env.BENCH_DATA_DIR!;
   const config = loadConfig({ PANEL_DATA_DIR: dataDir, PANEL_SECRETS: generateKeyRingText(), PANEL_PORT: '0' }, generateKeyRingText);
   const sqlite = openMigratedDatabase(config, silentLogger);
-  const deps = { config, sqlite, db: createDb(sqlite), keyring: parseKeyRing(config.secrets), clock: systemClock, logger: silentLogger };
+  const { DaemonHub } = await import('../../src/daemon/hub.ts');
+  const db = createDb(sqlite);
+  const deps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock: systemClock, logger: silentLogger, hub: new DaemonHub({ db, clock: systemClock, logger: silentLogger }) };
 
   const email = 'bench@example.test';
   const owner = deps.db.insert(user).values({ email, passwordHash: await hashPassword(PASSWORD) }).returning().get();

@@ -93,6 +93,12 @@ const EXPECTED_FOREIGN_KEYS: Record<string, string> = {
   'invitation.organization_id': 'organization CASCADE',
   'invitation.invited_by_user_id': 'user CASCADE',
   'invitation.accepted_by_user_id': 'user SET NULL',
+  // Daemons (migration 0005_add_daemon_tables).
+  'join_token.organization_id': 'organization CASCADE',
+  'join_token.created_by_user_id': 'user CASCADE',
+  'join_token.server_id': 'server SET NULL',
+  'daemon_command.server_id': 'server CASCADE',
+  'daemon_command.deployment_id': 'deployment CASCADE',
 };
 
 describe('foreign keys', () => {

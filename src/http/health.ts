@@ -1,22 +1,163 @@
+/**
+ * Health probes, unversioned and unauthenticated (they reveal states, never paths or errors):
+ *
+ *   GET /api/health        liveness: 200 while the database answers a read, 503 otherwise
+ *   GET /api/health/ready  readiness: the database takes its write lock AND the daemon slot's unix
+ *                          socket accepts connections -> 200, otherwise 503; each part reported
+ *
+ * The readiness body also says whether the local daemon is connected (the hub holds a connection
+ * for the local server record); that is informative only: Panel serves without a local daemon.
+ */
 import type { Database } from 'bun:sqlite';
+import { connect } from 'node:net';
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
+import { findLocalServer } from '../daemon/hub/servers.ts';
+import type { Db } from '../db/client.ts';
 import { PANEL_VERSION } from '../version.ts';
+
+export interface HealthDeps {
+  sqlite: Database;
+  config: { daemonSocket: string };
+  db?: Db;
+  /** The daemon hub: with `db`, tells whether the local daemon is connected. */
+  hub?: { isConnected(serverId: string): boolean };
+  /** Overrides the hub lookup (tests); without either, the local daemon is reported `unknown`. */
+  localDaemonConnected?: () => boolean;
+}
+
+function localDaemonProbe(deps: HealthDeps): (() => boolean) | undefined {
+  if (deps.localDaemonConnected) return deps.localDaemonConnected;
+  const { hub, db } = deps;
+  if (!hub || !db) return undefined;
+  return () => {
+    const local = findLocalServer(db);
+    return local !== undefined && hub.isConnected(local.id);
+  };
+}
+
+export type DatabaseState = { status: 'ok' } | { status: 'busy' | 'unavailable'; code?: string };
+export type DaemonSlotState = { status: 'listening' | 'down'; localDaemon: 'connected' | 'disconnected' | 'unknown' };
+
+/** The checks behind readiness, injectable so tests can fail one at a time. */
+export interface ReadinessProbes {
+  database(): DatabaseState;
+  socketListening(): Promise<boolean>;
+}
+
+/** How long the write-lock probe waits for another connection's lock; the server's own writes never hold it across a request. */
+const LOCK_PROBE_BUSY_MS = 250;
+const SOCKET_PROBE_TIMEOUT_MS = 1000;
+
+/**
+ * Write-capable check that leaves nothing behind: BEGIN IMMEDIATE takes SQLite's write lock (a
+ * lock held by another process answers "busy"), rewriting the header's user_version with its own
+ * value is a write (a read-only file or connection answers SQLITE_READONLY), and ROLLBACK drops
+ * it before anything reaches the disk. The busy timeout is shortened for the probe, so a stuck
+ * writer elsewhere answers quickly instead of blocking the event loop for the usual 5 s.
+ */
+export function probeDatabase(sqlite: Database): DatabaseState {
+  try {
+    // A transaction already open on this connection is writing: the lock is evidently held by us.
+    if (sqlite.inTransaction) return { status: 'ok' };
+    const previous = sqlite.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout ?? 0;
+    sqlite.run(`PRAGMA busy_timeout = ${LOCK_PROBE_BUSY_MS}`);
+    try {
+      sqlite.run('BEGIN IMMEDIATE');
+      const version = sqlite.query<{ user_version: number }, []>('PRAGMA user_version').get()?.user_version ?? 0;
+      sqlite.run(`PRAGMA user_version = ${Math.trunc(version)}`);
+    } finally {
+      if (sqlite.inTransaction) sqlite.run('ROLLBACK');
+      sqlite.run(`PRAGMA busy_timeout = ${Math.trunc(previous)}`);
+    }
+    return { status: 'ok' };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const known = typeof code === 'string' && /^SQLITE_[A-Z_]+$/.test(code) ? code : undefined;
+    return { status: known?.startsWith('SQLITE_BUSY') ? 'busy' : 'unavailable', ...(known ? { code: known } : {}) };
+  }
+}
+
+/** True when something accepts connections on the unix socket (bounded by a timeout). */
+export function probeSocket(path: string, timeoutMs = SOCKET_PROBE_TIMEOUT_MS): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    const finish = (listening: boolean) => {
+      clearTimeout(timer);
+      probe.destroy();
+      resolve(listening);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    probe.once('connect', () => finish(true));
+    probe.once('error', () => finish(false));
+  });
+}
 
 const HealthSchema = v.object({ status: v.picklist(['ok', 'unavailable']), version: v.string() });
 
-/** Liveness: 200 while the database answers, 503 otherwise. */
-export const healthRoutes = (sqlite: Database) =>
-  new Elysia({ name: 'health' }).get(
-    '/api/health',
-    ({ set }) => {
-      try {
-        sqlite.query('select 1').get();
-        return { status: 'ok' as const, version: PANEL_VERSION };
-      } catch {
-        set.status = 503;
-        return { status: 'unavailable' as const, version: PANEL_VERSION };
-      }
-    },
-    { response: { 200: HealthSchema, 503: HealthSchema }, detail: { summary: 'Liveness probe', tags: ['meta'] } },
-  );
+const ReadinessSchema = v.object({
+  status: v.picklist(['ready', 'not_ready']),
+  version: v.string(),
+  database: v.object({
+    status: v.picklist(['ok', 'busy', 'unavailable']),
+    /** The SQLite result code when the check failed (e.g. SQLITE_READONLY). */
+    code: v.optional(v.string()),
+  }),
+  daemonSlot: v.object({
+    /** Whether the local daemon slot's unix socket accepts connections. */
+    status: v.picklist(['listening', 'down']),
+    /** Whether the local daemon is connected; `unknown` when this build cannot tell. Never gates readiness. */
+    localDaemon: v.picklist(['connected', 'disconnected', 'unknown']),
+  }),
+});
+
+export const healthRoutes = (deps: HealthDeps, probes: Partial<ReadinessProbes> = {}) => {
+  const database = probes.database ?? (() => probeDatabase(deps.sqlite));
+  const socketListening = probes.socketListening ?? (() => probeSocket(deps.config.daemonSocket));
+  const localDaemonConnected = localDaemonProbe(deps);
+  return new Elysia({ name: 'health' })
+    .get(
+      '/api/health',
+      ({ set }) => {
+        try {
+          deps.sqlite.query('select 1').get();
+          return { status: 'ok' as const, version: PANEL_VERSION };
+        } catch {
+          set.status = 503;
+          return { status: 'unavailable' as const, version: PANEL_VERSION };
+        }
+      },
+      { response: { 200: HealthSchema, 503: HealthSchema }, detail: { summary: 'Liveness probe', tags: ['meta'] } },
+    )
+    .get(
+      '/api/health/ready',
+      async ({ set }) => {
+        const databaseState = database();
+        const listening = await socketListening();
+        let localDaemon: DaemonSlotState['localDaemon'] = 'unknown';
+        try {
+          if (localDaemonConnected) localDaemon = localDaemonConnected() ? 'connected' : 'disconnected';
+        } catch {
+          // The database is down: already reported above; the daemon's state is unknown then.
+        }
+        const ready = databaseState.status === 'ok' && listening;
+        if (!ready) set.status = 503;
+        return {
+          status: ready ? ('ready' as const) : ('not_ready' as const),
+          version: PANEL_VERSION,
+          database: databaseState,
+          daemonSlot: { status: listening ? ('listening' as const) : ('down' as const), localDaemon },
+        };
+      },
+      {
+        response: { 200: ReadinessSchema, 503: ReadinessSchema },
+        detail: {
+          summary: 'Readiness probe',
+          description:
+            '200 when the database takes its write lock and the local daemon slot (unix socket) accepts connections; 503 otherwise. ' +
+            'Each part is reported separately. Whether the local daemon is connected is reported but does not gate readiness.',
+          tags: ['meta'],
+        },
+      },
+    );
+};

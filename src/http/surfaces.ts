@@ -3,7 +3,10 @@ import type { AppDeps } from '../app.ts';
 import { DomainError } from '../lib/errors.ts';
 import { adminV1 } from './admin/v1/index.ts';
 import { clientV1 } from './client/v1/index.ts';
+import { daemonV1 } from './daemon/v1/index.ts';
 import { installV1 } from './install/v1/index.ts';
+import { clientSocketRoutes } from './ws/client.ts';
+import { daemonSocketRoutes } from './ws/daemon.ts';
 
 const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentication required');
 
@@ -16,7 +19,8 @@ export const surfaces = (deps: AppDeps) =>
     .use(clientV1(deps))
     .use(installV1(deps))
     .use(adminV1(deps))
-    // WebSocket namespaces: until a surface authenticates its callers, every upgrade is refused.
-    .ws('/ws/client/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })
-    .ws('/ws/developer/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} })
-    .ws('/ws/daemon/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} });
+    .use(daemonV1(deps))
+    .use(clientSocketRoutes(deps))
+    .use(daemonSocketRoutes(deps))
+    // The developer namespace has no callers yet: every upgrade is refused.
+    .ws('/ws/developer/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} });

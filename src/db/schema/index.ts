@@ -39,3 +39,5 @@ export * from './passkey.ts';
 export * from './oauth_identity.ts';
 export * from './invitation.ts';
 export * from './rate_limit.ts';
+export * from './join_token.ts';
+export * from './daemon_command.ts';

@@ -13,6 +13,10 @@ import { organization } from './organization.ts';
 export const serverStatuses = ['pending', 'connected', 'disconnected'] as const;
 export type ServerStatus = (typeof serverStatuses)[number];
 
+/** Raised by the hub, cleared by nobody but an operator: two machines present one identity. */
+export const serverFlags = ['duplicate_machine_id'] as const;
+export type ServerFlag = (typeof serverFlags)[number];
+
 export const server = sqliteTable(
   'server',
   {
@@ -31,8 +35,13 @@ export const server = sqliteTable(
     lastSeenAt: timestampMs('last_seen_at'),
     /** The daemon's X25519 public key (pndaemon envelopes are sealed to it). */
     publicKey: text('public_key'),
+    /** Names the daemon key pair `public_key` belongs to (the `<keyId>` field of pndaemon envelopes). */
+    daemonKeyId: text('daemon_key_id'),
     /** Hash of the daemon's bearer credential; null before enrollment completes. */
     credentialHash: text('credential_hash'),
+    /** Set when the hub saw two machines present this record's identity (never merged silently). */
+    flag: text('flag', { enum: serverFlags }),
+    flaggedAt: timestampMs('flagged_at'),
     ...timestamps(),
   },
   (t) => [
@@ -40,6 +49,7 @@ export const server = sqliteTable(
     check('server_name_length', lengthBetween(t.name, 1, 255)),
     booleanCheck('server', t.isLocal),
     enumCheck('server', t.status, serverStatuses),
+    enumCheck('server', t.flag, serverFlags),
     // The local slot collapses to a single server record for the whole installation.
     uniqueIndex('server_one_local').on(t.isLocal).where(sql`${t.isLocal} = 1`),
     // One canonical record per machine and organization: reconnects never add a second row.

@@ -6,10 +6,13 @@ import { authOAuthRoutes } from './auth-oauth.ts';
 import { authPasskeyRoutes } from './auth-passkeys.ts';
 import { authRoutes } from './auth.ts';
 import { invitationRoutes } from './invitations.ts';
+import { joinTokenRoutes } from './join-tokens.ts';
 import { membershipRoutes } from './memberships.ts';
 import { bindingRoutes } from './bindings.ts';
 import { composeRoutes } from './compose.ts';
 import { containerRoutes } from './containers.ts';
+import { deployRoutes } from './deploy.ts';
+import { deploymentRoutes } from './deployments.ts';
 import { deployPreviewRoutes } from './deploy-preview.ts';
 import { environmentRoutes } from './environments.ts';
 import { hostingRoutes } from './hostings.ts';
@@ -55,4 +58,7 @@ export const clientV1 = (deps: AppDeps): AnyElysia =>
     .use(authOAuthRoutes(deps))
     .use(membershipRoutes(deps))
     .use(invitationRoutes(deps))
-    .use(apiTokenRoutes(deps));
+    .use(apiTokenRoutes(deps))
+    .use(joinTokenRoutes(deps))
+    .use(deployRoutes(deps))
+    .use(deploymentRoutes(deps));

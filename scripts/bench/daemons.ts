@@ -1,0 +1,259 @@
+/**
+ * The daemon hub under many connections, measured in one run:
+ *   bun scripts/bench/daemons.ts [sizes, default 100,1000,5000]
+ *
+ * This process serves a fresh Panel (file database in a temporary directory, the real app and
+ * hub on 127.0.0.1, a free port) and, beside it, a bare Bun WebSocket server speaking the same
+ * frames without any logic (the baseline). A child process simulates the daemons, so the memory
+ * measured here is the server's alone. For each size, against the baseline and then Panel:
+ *   1. connect time: N sockets opened (200 at a time), each sending hello and waiting for welcome
+ *      (Panel: bearer credential checked before the upgrade, hello resolved to its server record);
+ *   2. memory per connection: server RSS and JS heap after a full GC, connected minus before,
+ *      over N (RSS moves in allocator-sized steps: small sizes are noisy);
+ *   3. at 1,000 connected: deploy command round trip, p50/p99 over 500 commands to random
+ *      daemons. Panel: from hub.dispatch of a committed command (payload: a compose file and one
+ *      pndaemon envelope) to its deployment recorded as succeeded, through the daemon's ack,
+ *      report and result frames. Baseline: the same frames, answered by the same client.
+ * Nothing is asserted. Tests never time (ARCHITECTURE.md §7).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { heapStats } from 'bun:jsc';
+
+const OPEN_CONCURRENCY = 200;
+const ROUND_TRIPS = 500;
+const ROUND_TRIP_AT = 1_000;
+
+interface Credential {
+  id: string;
+  credential: string;
+  machineId: string;
+}
+
+// ---- the child: simulated daemons --------------------------------------------------------------
+
+async function simulateDaemons(url: string, credentialsFile: string, count: number): Promise<void> {
+  const credentials = (JSON.parse(readFileSync(credentialsFile, 'utf8')) as Credential[]).slice(0, count);
+  const BunWebSocket = WebSocket as unknown as new (url: string, options: { headers: Record<string, string> }) => WebSocket;
+  const sockets: WebSocket[] = [];
+  const started = performance.now();
+  const open = (daemon: Credential) =>
+    new Promise<void>((resolve, reject) => {
+      const socket = new BunWebSocket(url, { headers: { authorization: `Bearer ${daemon.credential}` } });
+      sockets.push(socket);
+      socket.onopen = () =>
+        socket.send(JSON.stringify({ type: 'hello', hostname: 'bench', serverId: daemon.id, machineId: daemon.machineId, version: 'bench', docker: { version: null, composeVersion: null } }));
+      socket.onerror = (event) => reject(new Error((event as ErrorEvent).message));
+      socket.onmessage = (event) => {
+        const frame = JSON.parse(String(event.data));
+        if (frame.type === 'welcome') resolve();
+        else if (frame.type === 'ping') socket.send(JSON.stringify({ type: 'pong', ts: frame.ts }));
+        else if (frame.type === 'command') {
+          socket.send(JSON.stringify({ type: 'ack', id: frame.id }));
+          socket.send(JSON.stringify({ type: 'report', commandId: frame.id, project: frame.payload.project, containers: [] }));
+          socket.send(JSON.stringify({ type: 'result', id: frame.id, ok: true, data: {} }));
+        }
+      };
+    });
+  for (let index = 0; index < credentials.length; index += OPEN_CONCURRENCY) {
+    await Promise.all(credentials.slice(index, index + OPEN_CONCURRENCY).map(open));
+  }
+  console.log(JSON.stringify({ connectedMs: performance.now() - started }));
+  // Runs until the parent kills it.
+  await new Promise(() => {});
+}
+
+// ---- the parent: servers and measurements ------------------------------------------------------
+
+interface Target {
+  name: string;
+  url: string;
+  connections(): number;
+  /** Sends one deploy command to the daemon of `index` and resolves when its result is recorded. */
+  roundTrip(index: number): Promise<void>;
+}
+
+async function startDaemons(target: Target, credentialsFile: string, count: number) {
+  const child = Bun.spawn([process.execPath, import.meta.path, '--daemons', target.url, credentialsFile, String(count)], {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
+  const reader = child.stdout.getReader();
+  let text = '';
+  while (!text.includes('\n')) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`simulated daemons exited (${await child.exited}) before connecting`);
+    text += new TextDecoder().decode(value);
+  }
+  return { child, connectedMs: (JSON.parse(text.split('\n')[0]!) as { connectedMs: number }).connectedMs };
+}
+
+/** Resident set size and JS heap size after a full collection. */
+function memory(): { rss: number; heap: number } {
+  Bun.gc(true);
+  Bun.gc(true);
+  return { rss: process.memoryUsage().rss, heap: heapStats().heapSize };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const format = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function measure(target: Target, credentialsFile: string, count: number) {
+  const before = memory();
+  const { child, connectedMs } = await startDaemons(target, credentialsFile, count);
+  while (target.connections() < count) await Bun.sleep(5);
+  const after = memory();
+  const perConnection = (after.rss - before.rss) / count;
+  const heapPerConnection = (after.heap - before.heap) / count;
+  let roundTrip: { p50: number; p99: number } | null = null;
+  if (count === ROUND_TRIP_AT) {
+    const times: number[] = [];
+    for (let i = 0; i < ROUND_TRIPS; i++) {
+      const started = performance.now();
+      await target.roundTrip(Math.floor(Math.random() * count));
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    roundTrip = { p50: percentile(times, 50), p99: percentile(times, 99) };
+  }
+  child.kill();
+  await child.exited;
+  for (let waited = 0; target.connections() > 0 && waited < 10_000; waited += 10) await Bun.sleep(10);
+  return { connectedMs, perConnection, heapPerConnection, roundTrip };
+}
+
+async function main(): Promise<void> {
+  const sizes = (process.argv[2] ?? '100,1000,5000').split(',').map(Number);
+  const largest = Math.max(...sizes);
+  const { buildApp } = await import('../../src/app.ts');
+  const { loadConfig } = await import('../../src/config.ts');
+  const { generateDaemonKeyPair, sealForDaemon } = await import('../../src/crypto/index.ts');
+  const { generateKeyRingText, parseKeyRing } = await import('../../src/crypto/keyring.ts');
+  const { createDb } = await import('../../src/db/client.ts');
+  const { DaemonHub } = await import('../../src/daemon/hub.ts');
+  const { environment, project, server, user, workspace } = await import('../../src/db/schema/index.ts');
+  const { hashToken, newOpaqueToken } = await import('../../src/auth/token.ts');
+  const { insertCommand } = await import('../../src/domain/commands/service.ts');
+  const { insertDeployment } = await import('../../src/domain/deployments/queries.ts');
+  const { createOrganization } = await import('../../src/domain/organizations/service.ts');
+  const { systemClock } = await import('../../src/lib/clock.ts');
+  const { silentLogger } = await import('../../src/lib/logger.ts');
+  const { openMigratedDatabase } = await import('../../src/server.ts');
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'panel-bench-daemons-'));
+  const config = loadConfig({ PANEL_DATA_DIR: dataDir, PANEL_SECRETS: generateKeyRingText(), PANEL_PORT: '0' }, generateKeyRingText);
+  const sqlite = openMigratedDatabase(config, silentLogger);
+  const db = createDb(sqlite);
+  const hub = new DaemonHub({ db, clock: systemClock, logger: silentLogger });
+  const app = buildApp({ config, sqlite, db, keyring: parseKeyRing(config.secrets), clock: systemClock, logger: silentLogger, hub, listener: 'tcp' }).listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    reusePort: false,
+  });
+
+  // One organization, one environment, `largest` enrolled servers sharing one key pair.
+  const owner = db.insert(user).values({ email: 'bench@example.test' }).returning().get();
+  const organizationId = createOrganization(db, { name: 'Bench', ownerUserId: owner.id }).id;
+  const workspaceId = db.insert(workspace).values({ organizationId, name: 'bench' }).returning().get().id;
+  const projectId = db.insert(project).values({ organizationId, workspaceId, name: 'bench' }).returning().get().id;
+  const environmentId = db.insert(environment).values({ projectId, name: 'bench' }).returning().get().id;
+  const keys = generateDaemonKeyPair();
+  const credentials: Credential[] = db.transaction((tx) =>
+    Array.from({ length: largest }, (_, i) => {
+      const credential = newOpaqueToken('pnd');
+      const machineId = `bench-machine-${i}`;
+      const row = tx
+        .insert(server)
+        .values({ organizationId, name: `bench-${i}`, machineId, publicKey: keys.publicKey, daemonKeyId: 'dk_bench', credentialHash: hashToken(credential) })
+        .returning()
+        .get();
+      return { id: row.id, credential, machineId };
+    }),
+  );
+  const credentialsFile = join(dataDir, 'credentials.json');
+  writeFileSync(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
+
+  const compose = `services:\n${Array.from({ length: 10 }, (_, i) => `  svc${i}:\n    image: local/busybox:1\n    command: ["sleep", "infinity"]\n`).join('')}`;
+  const envelope = (serverId: string) => sealForDaemon({ serverId, daemonKeyId: 'dk_bench', publicKey: keys.publicKey }, 'bench secret value');
+  const waiting = new Map<string, () => void>();
+  hub.feed.subscribe(environmentId, (event) => {
+    if (event.type === 'deployment' && event.deployment.status === 'succeeded') waiting.get(event.deployment.id)?.();
+  });
+
+  const panel: Target = {
+    name: 'Panel hub',
+    url: `ws://127.0.0.1:${app.server!.port}/ws/daemon/v1`,
+    connections: () => hub.connectionCount,
+    roundTrip(index) {
+      const serverId = credentials[index]!.id;
+      const deployment = insertDeployment(db, { environmentId, serverId, kind: 'deploy', desiredGeneration: 0 });
+      const payload = { deploymentId: deployment.id, project: `pn-${environmentId}`, compose, secrets: [{ name: 'web__key', envelope: envelope(serverId) }] };
+      insertCommand(db, { serverId, deploymentId: deployment.id, kind: 'deploy', payload, expiresAt: new Date(Date.now() + 3_600_000) });
+      // Timed from here: the command is committed, as the deploy endpoint leaves it.
+      const done = new Promise<void>((resolve) => waiting.set(deployment.id, resolve));
+      hub.dispatch(serverId);
+      return done.finally(() => waiting.delete(deployment.id));
+    },
+  };
+
+  // The baseline: the same frames over a bare Bun WebSocket server, no credential, no database.
+  const echoSockets: Bun.ServerWebSocket<{ index: number }>[] = [];
+  let echoWaiting: (() => void) | null = null;
+  const echo = Bun.serve<{ index: number }>({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (request, srv) => (srv.upgrade(request, { data: { index: 0 } }) ? undefined : new Response('upgrade', { status: 400 })),
+    websocket: {
+      open: (ws) => void echoSockets.push(ws),
+      message(ws, message) {
+        const frame = JSON.parse(String(message));
+        if (frame.type === 'hello') ws.send(JSON.stringify({ type: 'welcome', serverId: frame.serverId }));
+        else if (frame.type === 'result') echoWaiting?.();
+      },
+      close: (ws) => void echoSockets.splice(echoSockets.indexOf(ws), 1),
+    },
+  });
+  const baseline: Target = {
+    name: 'bare Bun WebSocket',
+    url: `ws://127.0.0.1:${echo.port}/`,
+    connections: () => echoSockets.length,
+    roundTrip(index) {
+      const serverId = credentials[index]!.id;
+      const frame = { type: 'command', id: Bun.randomUUIDv7(), kind: 'deploy', payload: { deploymentId: Bun.randomUUIDv7(), project: `pn-${environmentId}`, compose, secrets: [{ name: 'web__key', envelope: envelope(serverId) }] } };
+      const done = new Promise<void>((resolve) => (echoWaiting = resolve));
+      echoSockets[index % echoSockets.length]!.send(JSON.stringify(frame));
+      return done;
+    },
+  };
+
+  console.log(`Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; simulated daemons in a child process`);
+  // Warm-up (JIT, allocator, prepared statements): one small round per target, not reported.
+  for (const target of [baseline, panel]) await measure(target, credentialsFile, Math.min(100, largest));
+  for (const count of sizes) {
+    const results = [];
+    for (const target of [baseline, panel]) results.push({ target, ...(await measure(target, credentialsFile, count)) });
+    console.log(`\n${format(count)} daemons`);
+    for (const { target, connectedMs, perConnection, heapPerConnection, roundTrip } of results) {
+      const trip = roundTrip ? `, deploy round trip p50 ${format(roundTrip.p50, 2)} ms p99 ${format(roundTrip.p99, 2)} ms` : '';
+      const kib = (bytes: number) => format(bytes / 1024, 1);
+      console.log(
+        `  ${target.name.padEnd(20)} connect ${format(connectedMs)} ms (${format((connectedMs * 1000) / count)} µs each), per connection ${kib(perConnection)} KiB RSS / ${kib(heapPerConnection)} KiB JS heap${trip}`,
+      );
+    }
+    const [bare, hubbed] = results;
+    const ratios = [`connect x${format(hubbed!.connectedMs / bare!.connectedMs, 2)}`, `RSS +${format((hubbed!.perConnection - bare!.perConnection) / 1024, 1)} KiB per connection`];
+    if (hubbed!.roundTrip && bare!.roundTrip) ratios.push(`round trip p50 x${format(hubbed!.roundTrip.p50 / bare!.roundTrip.p50, 2)}`);
+    console.log(`  Panel / baseline: ${ratios.join(', ')}`);
+  }
+
+  hub.stop();
+  await app.stop(true);
+  echo.stop(true);
+  sqlite.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+if (process.argv[2] === '--daemons') await simulateDaemons(process.argv[3]!, process.argv[4]!, Number(process.argv[5]));
+else await main();

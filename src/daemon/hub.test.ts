@@ -1,0 +1,205 @@
+/**
+ * The hub's connection rules with fake sockets and a manual clock: hello resolution, reconnect
+ * dedupe, impersonation, duplicate machine ids, the local slot, frame refusals, heartbeats and
+ * the connected/disconnected status.
+ */
+import { describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { server } from '../db/schema/index.ts';
+import { enrolledServer, FakeSocket, helloFrame } from '../../test/daemon.ts';
+import { createTestApp, type TestApp } from '../../test/harness.ts';
+import { createOwner } from '../../test/identity.ts';
+import { type HubClaim, type HubConnection } from './hub.ts';
+import { CLOSE_CODES, MAX_FRAME_BYTES } from './protocol.ts';
+
+function connect(t: TestApp, claim: HubClaim, hello?: object) {
+  const socket = new FakeSocket();
+  const connection = t.hub.open(socket, claim);
+  if (hello) t.hub.receive(connection, JSON.stringify(hello));
+  return { socket, connection };
+}
+
+const serverRow = (t: TestApp, id: string) => t.db.select().from(server).where(eq(server.id, id)).get()!;
+const send = (t: TestApp, connection: HubConnection, frame: object) => t.hub.receive(connection, JSON.stringify(frame));
+
+function setup() {
+  const t = createTestApp();
+  const owner = createOwner(t);
+  const node = enrolledServer(t, owner.organizationId);
+  const tcp = (serverId = node.id): HubClaim => ({ listener: 'tcp', serverId });
+  return { t, owner, node, tcp };
+}
+
+describe('hello', () => {
+  test('resolves the credential\'s server, welcomes it and marks it connected', () => {
+    const { t, node, tcp } = setup();
+    const { socket } = connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId, hostname: 'node-a' }));
+    expect(socket.framesOf('welcome')).toEqual([{ type: 'welcome', serverId: node.id }]);
+    expect(socket.closedWith).toBeNull();
+    const row = serverRow(t, node.id);
+    expect(row.status).toBe('connected');
+    expect(row.hostname).toBe('node-a');
+    expect(row.lastSeenAt?.getTime()).toBe(t.clock.now().getTime());
+    expect(row.flag).toBeNull();
+    expect(t.hub.isConnected(node.id)).toBe(true);
+  });
+
+  test('a reconnect replaces the older socket (4009) and keeps one record', () => {
+    const { t, owner, node, tcp } = setup();
+    const hello = helloFrame({ serverId: node.id, machineId: node.machineId });
+    const first = connect(t, tcp(), hello);
+    const second = connect(t, tcp(), hello);
+    expect(first.socket.closedWith).toEqual({ code: CLOSE_CODES.replaced, reason: 'replaced by a newer connection of this server' });
+    expect(second.socket.closedWith).toBeNull();
+    expect(second.socket.framesOf('welcome')).toHaveLength(1);
+    // The replaced socket's close callback must not mark the server disconnected.
+    t.hub.closed(first.connection, CLOSE_CODES.replaced, '');
+    expect(serverRow(t, node.id).status).toBe('connected');
+    expect(t.db.select().from(server).where(eq(server.organizationId, owner.organizationId)).all()).toHaveLength(1);
+    expect(serverRow(t, node.id).flag).toBeNull();
+  });
+
+  test('a hello claiming another server id is refused with 4003', () => {
+    const { t, owner, node, tcp } = setup();
+    const other = enrolledServer(t, owner.organizationId);
+    const { socket } = connect(t, tcp(), helloFrame({ serverId: other.id, machineId: node.machineId }));
+    expect(socket.closedWith?.code).toBe(CLOSE_CODES.unauthorized);
+    expect(socket.framesOf('welcome')).toEqual([]);
+    expect(t.hub.isConnected(node.id)).toBe(false);
+    expect(t.hub.isConnected(other.id)).toBe(false);
+    expect(serverRow(t, other.id).status).toBe('pending');
+  });
+
+  test('two machines presenting one identity are flagged, never merged', () => {
+    const { t, node, tcp } = setup();
+    connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId, hostname: 'node-a' }));
+    const clone = connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId, hostname: 'node-b' }));
+    expect(clone.socket.framesOf('welcome')).toHaveLength(1);
+    const row = serverRow(t, node.id);
+    expect(row.flag).toBe('duplicate_machine_id');
+    expect(row.flaggedAt).not.toBeNull();
+    expect(row.machineId).toBe(node.machineId);
+  });
+
+  test('a machine id another record already holds flags both records and changes neither', () => {
+    const { t, owner, node, tcp } = setup();
+    const twin = enrolledServer(t, owner.organizationId);
+    connect(t, tcp(), helloFrame({ serverId: node.id, machineId: twin.machineId }));
+    expect(serverRow(t, node.id).flag).toBe('duplicate_machine_id');
+    expect(serverRow(t, twin.id).flag).toBe('duplicate_machine_id');
+    expect(serverRow(t, node.id).machineId).toBe(node.machineId);
+    expect(serverRow(t, twin.id).machineId).toBe(twin.machineId);
+  });
+
+  test('anything before hello is refused with 4002; a second hello too', () => {
+    const { t, node, tcp } = setup();
+    const early = connect(t, tcp());
+    send(t, early.connection, { type: 'pong', ts: 1 });
+    expect(early.socket.closedWith?.code).toBe(CLOSE_CODES.unexpectedFrame);
+    const hello = helloFrame({ serverId: node.id, machineId: node.machineId });
+    const twice = connect(t, tcp(), hello);
+    send(t, twice.connection, hello);
+    expect(twice.socket.closedWith?.code).toBe(CLOSE_CODES.unexpectedFrame);
+    expect(serverRow(t, node.id).status).toBe('disconnected');
+  });
+
+  test('malformed, binary and oversized frames close with the protocol codes', () => {
+    const { t, tcp } = setup();
+    const notJson = connect(t, tcp());
+    t.hub.receive(notJson.connection, '{nope');
+    expect(notJson.socket.closedWith).toEqual({ code: CLOSE_CODES.malformedFrame, reason: 'frame is not valid JSON' });
+    const invalid = connect(t, tcp());
+    send(t, invalid.connection, { type: 'hello', hostname: 'x' });
+    expect(invalid.socket.closedWith?.code).toBe(CLOSE_CODES.malformedFrame);
+    expect(invalid.socket.closedWith?.reason).toStartWith('invalid hello frame');
+    const binary = connect(t, tcp());
+    t.hub.receive(binary.connection, Buffer.from('{}'));
+    expect(binary.socket.closedWith?.code).toBe(CLOSE_CODES.malformedFrame);
+    const huge = connect(t, tcp());
+    t.hub.receive(huge.connection, JSON.stringify({ ...helloFrame(), hostname: 'x'.repeat(MAX_FRAME_BYTES) }));
+    expect(huge.socket.closedWith?.code).toBe(CLOSE_CODES.frameTooLarge);
+  });
+});
+
+describe('heartbeats', () => {
+  test('no hello within the deadline closes with 4008', () => {
+    const { t, tcp } = setup();
+    const { socket } = connect(t, tcp());
+    t.clock.advance(9_999);
+    t.hub.tick();
+    expect(socket.closedWith).toBeNull();
+    t.clock.advance(1);
+    t.hub.tick();
+    expect(socket.closedWith?.code).toBe(CLOSE_CODES.helloTimeout);
+    expect(t.hub.connectionCount).toBe(0);
+  });
+
+  test('pings every 30 s, keeps last_seen_at, and drops a daemon silent for 90 s', () => {
+    const { t, node, tcp } = setup();
+    const { socket, connection } = connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId }));
+    t.clock.advance(30_000);
+    t.hub.tick();
+    const [ping] = socket.framesOf('ping');
+    expect(ping).toEqual({ type: 'ping', ts: t.clock.now().getTime() });
+    send(t, connection, { type: 'pong', ts: ping!.ts });
+    t.clock.advance(5_000);
+    t.hub.tick();
+    expect(serverRow(t, node.id).lastSeenAt?.getTime()).toBe(t.clock.now().getTime());
+    // A daemon's own ping is answered.
+    send(t, connection, { type: 'ping', ts: 42 });
+    expect(socket.framesOf('pong')).toEqual([{ type: 'pong', ts: 42 }]);
+
+    t.clock.advance(89_999);
+    t.hub.tick();
+    expect(socket.closedWith).toBeNull();
+    t.clock.advance(1);
+    t.hub.tick();
+    expect(socket.closedWith?.code).toBe(CLOSE_CODES.goingAway);
+    const row = serverRow(t, node.id);
+    expect(row.status).toBe('disconnected');
+    expect(row.lastSeenAt?.getTime()).toBe(t.clock.now().getTime());
+  });
+
+  test('a closed socket marks its server disconnected; stop() closes every connection with 1001', () => {
+    const { t, owner, node, tcp } = setup();
+    const { connection } = connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId }));
+    t.hub.closed(connection, 1006, '');
+    expect(serverRow(t, node.id).status).toBe('disconnected');
+    const other = enrolledServer(t, owner.organizationId);
+    const live = connect(t, tcp(other.id), helloFrame({ machineId: other.machineId }));
+    t.hub.stop();
+    expect(live.socket.closedWith?.code).toBe(CLOSE_CODES.goingAway);
+    expect(serverRow(t, other.id).status).toBe('disconnected');
+  });
+});
+
+describe('the local slot', () => {
+  test('the first local hello creates the local record for the installing organization, with its daemon key', () => {
+    const t = createTestApp();
+    const first = createOwner(t);
+    createOwner(t);
+    const { socket } = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', daemonKey: { keyId: 'dk_local', publicKey: 'A'.repeat(43) } }));
+    const welcome = socket.framesOf('welcome')[0]!;
+    const row = serverRow(t, welcome.serverId);
+    expect(row).toMatchObject({ isLocal: true, organizationId: first.organizationId, status: 'connected', daemonKeyId: 'dk_local', publicKey: 'A'.repeat(43) });
+  });
+
+  test('two local connections collapse to one record; a stale server id in the hello is ignored', () => {
+    const t = createTestApp();
+    createOwner(t);
+    const a = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine' }));
+    const id = a.socket.framesOf('welcome')[0]!.serverId;
+    const b = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine', serverId: '01900000-0000-7000-8000-000000000000' }));
+    expect(b.socket.framesOf('welcome')).toEqual([{ type: 'welcome', serverId: id }]);
+    expect(a.socket.closedWith?.code).toBe(CLOSE_CODES.replaced);
+    expect(t.db.select().from(server).where(eq(server.isLocal, true)).all()).toHaveLength(1);
+    expect(t.db.select().from(server).all()).toHaveLength(1);
+  });
+
+  test('before the install there is no organization: the local daemon is told to retry later', () => {
+    const t = createTestApp();
+    const { socket } = connect(t, { listener: 'unix' }, helloFrame());
+    expect(socket.closedWith?.code).toBe(1013);
+    expect(t.db.select().from(server).all()).toEqual([]);
+  });
+});

@@ -1,0 +1,383 @@
+/**
+ * The daemon hub (control plane side of /ws/daemon/v1, ARCHITECTURE.md §6). ONE hub per
+ * process, shared by the TCP and the unix-socket app instances, so there is one view of which
+ * daemon is connected and one change feed.
+ *
+ * - Remote daemons authenticate with their bearer credential BEFORE the upgrade (the route
+ *   answers 401 otherwise); the credential decides the server record. The local daemon comes
+ *   over the unix socket without one and always maps to the single local record (is_local),
+ *   created for the installing organization on its first hello.
+ * - The first frame must be `hello` within helloTimeoutMs (else close 4008). A hello naming
+ *   another server id than the credential's is refused (4003). A newer connection of a server
+ *   replaces the older one (closed with 4009): one canonical record, never a second row.
+ * - Two machines presenting one identity (a second live connection from another machine or
+ *   hostname, a hello whose machine id differs from the record's, or a machine id another record
+ *   already holds) flag the records `duplicate_machine_id` and log a warning; nothing is merged.
+ * - Frames are parsed with parseFrame: malformed or oversized frames close the connection with
+ *   the protocol's close code and reason.
+ * - On hello, and whenever a command is queued, the server's open commands are sent oldest
+ *   first; one connection never gets a command twice (a reconnect gets the open ones again and
+ *   the daemon's journal answers repeats without running them).
+ * - tick() (every tickIntervalMs once started; tests call it with a manual clock) closes
+ *   connections without hello or silent for idleTimeoutMs, pings every pingIntervalMs, writes
+ *   last_seen_at in one batch and runs the command expiry sweep.
+ */
+import type { Db } from '../db/client.ts';
+import type { Server } from '../db/schema/index.ts';
+import { failUndeliverable, openCommandsOf, markDelivered } from '../domain/commands/service.ts';
+import { finishDeployment } from '../domain/deployments/queries.ts';
+import { serverForCredential } from '../domain/servers/enroll.ts';
+import { findServer } from '../domain/servers/queries.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { ChangeFeed } from './hub/feed.ts';
+import { expireCommands, onAck, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
+import {
+  findMachineTwin,
+  flagDuplicateMachine,
+  markAllDisconnected,
+  markDisconnected,
+  recordHello,
+  resolveLocalServer,
+  touchLastSeen,
+} from './hub/servers.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from './protocol.ts';
+
+/** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
+export interface HubSocket {
+  send(text: string): unknown;
+  close(code?: number, reason?: string): void;
+}
+
+export type Listener = 'tcp' | 'unix';
+
+/** Who the upgrade said is connecting: a credential's server (tcp) or the local slot (unix). */
+export type HubClaim = { listener: 'tcp'; serverId: string } | { listener: 'unix' };
+
+/** Close code for "not yet": the local daemon arrived before the install; it retries with backoff. */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
+
+export interface HubOptions {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  helloTimeoutMs?: number;
+  pingIntervalMs?: number;
+  idleTimeoutMs?: number;
+  tickIntervalMs?: number;
+  expirySweepIntervalMs?: number;
+}
+
+export class HubConnection {
+  serverId: string | null = null;
+  organizationId: string | null = null;
+  hello: HelloFrame | null = null;
+  lastFrameAt: number;
+  lastPingAt: number;
+  seenSinceTick = false;
+  closed = false;
+  /** Command ids sent on this connection: never twice on one connection. */
+  readonly sent = new Set<string>();
+
+  constructor(
+    readonly id: number,
+    readonly socket: HubSocket,
+    readonly claim: HubClaim,
+    readonly openedAt: number,
+  ) {
+    this.lastFrameAt = openedAt;
+    this.lastPingAt = openedAt;
+  }
+}
+
+export class DaemonHub {
+  readonly feed: ChangeFeed;
+  private readonly connections = new Set<HubConnection>();
+  private readonly byServer = new Map<string, HubConnection>();
+  private readonly outcomes: OutcomeContext;
+  private readonly helloTimeoutMs: number;
+  private readonly pingIntervalMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly tickIntervalMs: number;
+  private readonly expirySweepIntervalMs: number;
+  private nextConnectionId = 1;
+  private lastSweepAt = Number.NEGATIVE_INFINITY;
+  private interval: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly options: HubOptions) {
+    this.helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
+    this.pingIntervalMs = options.pingIntervalMs ?? 30_000;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 90_000;
+    this.tickIntervalMs = options.tickIntervalMs ?? 5_000;
+    this.expirySweepIntervalMs = options.expirySweepIntervalMs ?? 60_000;
+    this.feed = new ChangeFeed((error) => options.logger.error('change listener failed', { error: String(error) }));
+    this.outcomes = { db: options.db, feed: this.feed, logger: options.logger, now: () => options.clock.now() };
+  }
+
+  private now(): number {
+    return this.options.clock.now().getTime();
+  }
+
+  /** The server a bearer credential belongs to (checked before the upgrade), else undefined. */
+  authenticate(credential: string | null): Server | undefined {
+    return credential ? serverForCredential(this.options.db, credential) : undefined;
+  }
+
+  /** A socket was upgraded; it must say hello before anything else. */
+  open(socket: HubSocket, claim: HubClaim): HubConnection {
+    const connection = new HubConnection(this.nextConnectionId++, socket, claim, this.now());
+    this.connections.add(connection);
+    return connection;
+  }
+
+  /** One frame from a daemon; an internal failure closes the connection (1011) rather than escaping. */
+  receive(connection: HubConnection, message: string | Buffer | ArrayBuffer | Uint8Array): void {
+    try {
+      this.handle(connection, message);
+    } catch (error) {
+      this.options.logger.error('daemon frame handling failed', { serverId: connection.serverId, error: (error as Error).message });
+      this.terminate(connection, 1011, 'internal error');
+    }
+  }
+
+  private handle(connection: HubConnection, message: string | Buffer | ArrayBuffer | Uint8Array): void {
+    if (connection.closed) return;
+    if (typeof message !== 'string') return this.terminate(connection, CLOSE_CODES.malformedFrame, 'binary frames are not accepted');
+    let frame: Frame;
+    try {
+      frame = parseFrame(message);
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      this.options.logger.warn('refused a daemon frame', { serverId: connection.serverId, code: error.closeCode, reason: error.closeReason });
+      return this.terminate(connection, error.closeCode, error.closeReason);
+    }
+    connection.lastFrameAt = this.now();
+    connection.seenSinceTick = true;
+    if (!connection.serverId) {
+      if (frame.type !== 'hello') return this.terminate(connection, CLOSE_CODES.unexpectedFrame, `expected hello, got ${frame.type}`);
+      return this.onHello(connection, frame);
+    }
+    const daemon = { serverId: connection.serverId, organizationId: connection.organizationId! };
+    switch (frame.type) {
+      case 'ack':
+        return onAck(this.outcomes, daemon, frame.id);
+      case 'result':
+        // A finished command is no longer open, so it cannot be sent again: forget the id.
+        connection.sent.delete(frame.id);
+        return onResult(this.outcomes, daemon, frame);
+      case 'report':
+        return onReport(this.outcomes, daemon, frame);
+      case 'ping':
+        return this.send(connection, { type: 'pong', ts: frame.ts });
+      case 'pong':
+        return;
+      default:
+        return this.terminate(connection, CLOSE_CODES.unexpectedFrame, `unexpected ${frame.type} frame from a daemon`);
+    }
+  }
+
+  /** The socket closed (either side). */
+  closed(connection: HubConnection, code?: number, reason?: string): void {
+    if (!connection.closed) this.options.logger.info('daemon disconnected', { serverId: connection.serverId, code, reason });
+    connection.closed = true;
+    this.forget(connection);
+  }
+
+  private onHello(connection: HubConnection, hello: HelloFrame): void {
+    const { db, logger } = this.options;
+    const resolved = this.resolveServer(connection, hello);
+    if (!resolved) return;
+    const now = this.options.clock.now();
+    const flagged = new Set<string>();
+    const previous = this.byServer.get(resolved.id);
+    if (previous && previous.hello && (previous.hello.machineId !== hello.machineId || previous.hello.hostname !== hello.hostname)) {
+      flagged.add(resolved.id);
+      logger.warn('two machines are connected as one server; the newer connection replaces the older. Is an identity copied between machines?', {
+        serverId: resolved.id,
+        machineIds: [previous.hello.machineId, hello.machineId],
+        hostnames: [previous.hello.hostname, hello.hostname],
+      });
+    }
+    if (resolved.machineId !== null && resolved.machineId !== hello.machineId) {
+      flagged.add(resolved.id);
+      logger.warn('a daemon presented a machine id other than the one its server enrolled with', {
+        serverId: resolved.id,
+        enrolledMachineId: resolved.machineId,
+        helloMachineId: hello.machineId,
+      });
+    }
+    const twin = findMachineTwin(db, resolved.organizationId, hello.machineId, resolved.id);
+    if (twin) {
+      flagged.add(resolved.id).add(twin.id);
+      logger.warn('two server records present one machine id; they are kept apart', { serverIds: [resolved.id, twin.id], machineId: hello.machineId });
+    }
+    const server =
+      flagged.size === 0
+        ? recordHello(db, resolved, hello, now, !twin)
+        : db.transaction((tx) => {
+            flagDuplicateMachine(tx, [...flagged], now);
+            return recordHello(tx, resolved, hello, now, !twin);
+          });
+
+    connection.serverId = server.id;
+    connection.organizationId = server.organizationId;
+    connection.hello = hello;
+    this.byServer.set(server.id, connection);
+    if (previous && previous !== connection) this.terminate(previous, CLOSE_CODES.replaced, 'replaced by a newer connection of this server');
+    logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
+    this.send(connection, { type: 'welcome', serverId: server.id });
+    this.deliver(connection);
+  }
+
+  /** The canonical record for this hello, or undefined after closing the connection. */
+  private resolveServer(connection: HubConnection, hello: HelloFrame): Server | undefined {
+    const { db, logger } = this.options;
+    if (connection.claim.listener === 'unix') {
+      const local = db.transaction((tx) => resolveLocalServer(tx, hello));
+      if (!local) this.terminate(connection, CLOSE_TRY_AGAIN_LATER, 'Panel is not installed yet; no organization for the local server');
+      return local;
+    }
+    const { serverId } = connection.claim;
+    if (hello.serverId !== undefined && hello.serverId !== serverId) {
+      logger.warn('a daemon hello named another server than its credential; refused', { serverId, claimed: hello.serverId });
+      this.terminate(connection, CLOSE_CODES.unauthorized, 'hello names another server than the credential');
+      return undefined;
+    }
+    const row = findServer(db, serverId);
+    if (!row) this.terminate(connection, CLOSE_CODES.unauthorized, 'the server was deleted');
+    return row;
+  }
+
+  /**
+   * Sends the server's open commands this connection has not had yet; answers how many. Never
+   * throws: the commands are durable, and whatever fails here is retried on the next connect.
+   */
+  dispatch(serverId: string): number {
+    const connection = this.byServer.get(serverId);
+    if (!connection) return 0;
+    try {
+      return this.deliver(connection);
+    } catch (error) {
+      this.options.logger.error('delivering commands failed', { serverId, error: (error as Error).message });
+      return 0;
+    }
+  }
+
+  private deliver(connection: HubConnection): number {
+    const { db } = this.options;
+    const now = this.options.clock.now();
+    let sent = 0;
+    for (const command of openCommandsOf(db, connection.serverId!, now)) {
+      if (connection.sent.has(command.id) || connection.closed) continue;
+      const frame = { type: 'command', id: command.id, kind: command.kind, payload: command.payload } as CommandFrame;
+      let text: string;
+      try {
+        text = encodeFrame(frame);
+      } catch (error) {
+        this.failUndeliverable(command.id, (error as Error).message);
+        continue;
+      }
+      connection.sent.add(command.id);
+      connection.socket.send(text);
+      markDelivered(db, command.id, now);
+      sent++;
+    }
+    return sent;
+  }
+
+  private failUndeliverable(commandId: string, message: string): void {
+    const deployment = this.options.db.transaction((tx) => {
+      const command = failUndeliverable(tx, commandId, message, this.options.clock.now());
+      return command ? finishDeployment(tx, command.deploymentId, false, command.error) : null;
+    });
+    if (deployment) this.feed.deployment(deployment);
+  }
+
+  /** Closes the server's live connection, if any (its credential was rotated or revoked). */
+  disconnect(serverId: string, code: number, reason: string): boolean {
+    const connection = this.byServer.get(serverId);
+    if (!connection) return false;
+    this.terminate(connection, code, reason);
+    return true;
+  }
+
+  isConnected(serverId: string): boolean {
+    return this.byServer.has(serverId);
+  }
+
+  /** Live connections, with or without hello. */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Timeouts, pings, last_seen_at and the expiry sweep. */
+  tick(): void {
+    const now = this.now();
+    const seen: string[] = [];
+    for (const connection of [...this.connections]) {
+      if (!connection.serverId) {
+        if (now - connection.openedAt >= this.helloTimeoutMs) this.terminate(connection, CLOSE_CODES.helloTimeout, 'no hello in time');
+        continue;
+      }
+      if (connection.seenSinceTick) seen.push(connection.serverId);
+      connection.seenSinceTick = false;
+      if (now - connection.lastFrameAt >= this.idleTimeoutMs) {
+        this.terminate(connection, CLOSE_CODES.goingAway, 'no frame from the daemon in time');
+      } else if (now - connection.lastPingAt >= this.pingIntervalMs) {
+        connection.lastPingAt = now;
+        this.send(connection, { type: 'ping', ts: now });
+      }
+    }
+    touchLastSeen(this.options.db, seen, new Date(now));
+    if (now - this.lastSweepAt >= this.expirySweepIntervalMs) {
+      this.lastSweepAt = now;
+      expireCommands(this.outcomes);
+    }
+  }
+
+  /** Runs tick() on a timer; servers left `connected` by a previous process become disconnected. */
+  start(): void {
+    if (this.interval) return;
+    markAllDisconnected(this.options.db);
+    this.interval = setInterval(() => {
+      try {
+        this.tick();
+      } catch (error) {
+        this.options.logger.error('daemon hub tick failed', { error: (error as Error).message });
+      }
+    }, this.tickIntervalMs);
+    this.interval.unref?.();
+  }
+
+  /** Stops the timer and closes every connection (1001: the daemons reconnect with backoff). */
+  stop(): void {
+    if (this.interval) clearInterval(this.interval);
+    this.interval = null;
+    for (const connection of [...this.connections]) this.terminate(connection, CLOSE_CODES.goingAway, 'control plane stopping');
+  }
+
+  private send(connection: HubConnection, frame: Frame): void {
+    if (!connection.closed) connection.socket.send(encodeFrame(frame));
+  }
+
+  private terminate(connection: HubConnection, code: number, reason: string): void {
+    if (connection.closed) return;
+    connection.closed = true;
+    try {
+      connection.socket.close(code, reason);
+    } catch {
+      // already closing
+    }
+    this.forget(connection);
+  }
+
+  /** Drops the connection; its server becomes disconnected unless a newer connection took over. */
+  private forget(connection: HubConnection): void {
+    this.connections.delete(connection);
+    const { serverId } = connection;
+    if (serverId && this.byServer.get(serverId) === connection) {
+      this.byServer.delete(serverId);
+      markDisconnected(this.options.db, serverId, this.options.clock.now());
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * What the hub does with a connected daemon's acks, reports and results, and with commands that
+ * expire: the command and deployment transitions (compare-and-set, src/domain/commands) in one
+ * transaction, then the change feed. Every function trusts only the server id the connection
+ * was resolved to, never ids inside the frame.
+ *
+ * The hot transitions run their statements on the root `db` inside `db.transaction(...)`: bun:sqlite
+ * has one connection, so they are part of the transaction, and statements prepared once per
+ * database (preparedOnce) stay cached, where a fresh `tx` object per call would defeat the cache.
+ */
+import { composeProjectName } from '../../compose/naming.ts';
+import type { Db } from '../../db/client.ts';
+import { acknowledgeCommand, expireDueCommands, findCommand, finishCommand } from '../../domain/commands/service.ts';
+import { findDeployment, finishDeployment, lastDeployedServerId, markDeploymentRunning } from '../../domain/deployments/queries.ts';
+import { findEnvironment } from '../../domain/environments/queries.ts';
+import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { ReportFrame, ResultFrame } from '../protocol.ts';
+import type { ChangeFeed } from './feed.ts';
+
+export interface OutcomeContext {
+  db: Db;
+  feed: ChangeFeed;
+  logger: Logger;
+  now: () => Date;
+}
+
+export interface DaemonOf {
+  serverId: string;
+  organizationId: string;
+}
+
+/** ack: queued|delivered -> acknowledged; the deployment starts running. */
+export function onAck(ctx: OutcomeContext, daemon: DaemonOf, commandId: string): void {
+  const { db } = ctx;
+  const deployment = db.transaction(() => {
+    const command = acknowledgeCommand(db, daemon.serverId, commandId, ctx.now());
+    return command ? markDeploymentRunning(db, command.deploymentId) : null;
+  });
+  if (deployment) ctx.feed.deployment(deployment);
+}
+
+/** result: the command ends succeeded or failed (payload cleared), and so does its deployment. */
+export function onResult(ctx: OutcomeContext, daemon: DaemonOf, frame: ResultFrame): void {
+  const outcome = frame.ok ? { ok: true as const } : { ok: false as const, error: frame.error };
+  const { db } = ctx;
+  const finished = db.transaction(() => {
+    const command = finishCommand(db, daemon.serverId, frame.id, outcome, ctx.now());
+    if (!command) return null;
+    return { command, deployment: finishDeployment(db, command.deploymentId, frame.ok, command.error) };
+  });
+  if (!finished) {
+    ctx.logger.debug('result for a command that is not open on this server; ignored', { serverId: daemon.serverId, commandId: frame.id });
+    return;
+  }
+  const { command, deployment } = finished;
+  ctx.logger.info('daemon command finished', { serverId: daemon.serverId, commandId: command.id, kind: command.kind, status: command.status });
+  if (deployment) ctx.feed.deployment(deployment);
+}
+
+const PROJECT_ENVIRONMENT = /^pn-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** Which environment (and command kind) a report is about, or null when it is not this daemon's to make. */
+function reportTarget(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFrame): ReportTarget | null {
+  if (frame.commandId) {
+    const command = findCommand(ctx.db, frame.commandId);
+    if (!command || command.serverId !== daemon.serverId) return null;
+    const deployment = findDeployment(ctx.db, command.deploymentId);
+    if (!deployment || composeProjectName(deployment.environmentId) !== frame.project) return null;
+    return { serverId: daemon.serverId, environmentId: deployment.environmentId, kind: command.kind };
+  }
+  // On the daemon's own account: only for an environment of its organization last deployed to it.
+  const environmentId = PROJECT_ENVIRONMENT.exec(frame.project)?.[1];
+  const environment = environmentId ? findEnvironment(ctx.db, environmentId) : undefined;
+  if (!environment || environment.organizationId !== daemon.organizationId) return null;
+  if (lastDeployedServerId(ctx.db, environment.id) !== daemon.serverId) return null;
+  return { serverId: daemon.serverId, environmentId: environment.id, kind: null };
+}
+
+/** report: container rows upserted per the state table (src/domain/reports/apply.ts). */
+export function onReport(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFrame): void {
+  const target = reportTarget(ctx, daemon, frame);
+  if (!target) {
+    ctx.logger.warn('report for a project this daemon has no command or environment for; ignored', {
+      serverId: daemon.serverId,
+      commandId: frame.commandId,
+      project: frame.project,
+    });
+    return;
+  }
+  const changed = applyReport(ctx.db, target, frame.containers);
+  ctx.feed.containers(target.environmentId, changed);
+}
+
+/** The expiry sweep: open commands past expires_at expire, and their deployments fail. */
+export function expireCommands(ctx: OutcomeContext): number {
+  const expired = ctx.db.transaction((tx) =>
+    expireDueCommands(tx, ctx.now()).map((command) => ({ command, deployment: finishDeployment(tx, command.deploymentId, false, command.error) })),
+  );
+  for (const { command, deployment } of expired) {
+    ctx.logger.warn('daemon command expired', { serverId: command.serverId, commandId: command.id, kind: command.kind });
+    if (deployment) ctx.feed.deployment(deployment);
+  }
+  return expired.length;
+}

@@ -1,0 +1,112 @@
+/**
+ * The server records behind daemon connections: resolving the canonical record a hello names,
+ * flagging identities presented by more than one machine, and the connected/disconnected
+ * status with last_seen_at.
+ */
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { organization, type Server, server } from '../../db/schema/index.ts';
+import { param } from '../../domain/commands/prepared.ts';
+import { preparedOnce, type Queryable } from '../../domain/shared/database.ts';
+import type { HelloFrame } from '../protocol.ts';
+
+/** The single local server record (is_local), if there is one. */
+export function findLocalServer(db: Queryable): Server | undefined {
+  return db.select().from(server).where(eq(server.isLocal, true)).get();
+}
+
+/** The installing organization: the first one created (ids are time-ordered). */
+export function firstOrganizationId(db: Queryable): string | undefined {
+  return db.select({ id: organization.id }).from(organization).orderBy(asc(organization.id)).limit(1).get()?.id;
+}
+
+const machineTwinStatement = (db: Queryable) =>
+  db
+    .select({ id: server.id })
+    .from(server)
+    .where(
+      and(
+        eq(server.organizationId, sql.placeholder('organizationId')),
+        eq(server.machineId, sql.placeholder('machineId')),
+        ne(server.id, sql.placeholder('exceptId')),
+      ),
+    )
+    .prepare();
+
+/** Another record of the organization claiming this machine id (prepared: every hello asks). */
+export function findMachineTwin(db: Queryable, organizationId: string, machineId: string, exceptId: string): { id: string } | undefined {
+  return preparedOnce(db, machineTwinStatement).get({ organizationId, machineId, exceptId });
+}
+
+/**
+ * The local slot's record, created for the installing organization on the first local hello.
+ * Undefined before the install (no organization yet).
+ */
+export function resolveLocalServer(db: Queryable, hello: HelloFrame): Server | undefined {
+  const existing = findLocalServer(db);
+  if (existing) return existing;
+  const organizationId = firstOrganizationId(db);
+  if (!organizationId) return undefined;
+  const twin = db
+    .select({ id: server.id })
+    .from(server)
+    .where(and(eq(server.organizationId, organizationId), eq(server.machineId, hello.machineId)))
+    .get();
+  return db
+    .insert(server)
+    .values({
+      organizationId,
+      name: hello.hostname.slice(0, 255),
+      hostname: hello.hostname,
+      // A remote record of this very machine keeps the machine id; the hello flags the pair.
+      machineId: twin ? null : hello.machineId,
+      isLocal: true,
+      status: 'pending',
+    })
+    .returning()
+    .get();
+}
+
+// Every value is a placeholder, updated_at too: a prepared statement must not freeze $onUpdate's time.
+const connectStatement = (db: Queryable) =>
+  db
+    .update(server)
+    .set({ status: 'connected', lastSeenAt: param('now'), hostname: param('hostname'), updatedAt: param('now') })
+    .where(eq(server.id, sql.placeholder('id')))
+    .returning()
+    .prepare();
+
+/** Marks the record connected and records what the hello said (the local slot also its key). */
+export function recordHello(db: Queryable, row: Server, hello: HelloFrame, now: Date, claimMachineId: boolean): Server {
+  const newKey = row.isLocal && hello.daemonKey && (hello.daemonKey.publicKey !== row.publicKey || hello.daemonKey.keyId !== row.daemonKeyId);
+  if (!newKey && !(row.machineId === null && claimMachineId)) {
+    // The common reconnect: one prepared statement.
+    return preparedOnce(db, connectStatement).get({ id: row.id, now: now.getTime(), hostname: hello.hostname })!;
+  }
+  const local = row.isLocal && hello.daemonKey ? { publicKey: hello.daemonKey.publicKey, daemonKeyId: hello.daemonKey.keyId } : {};
+  const machine = row.machineId === null && claimMachineId ? { machineId: hello.machineId } : {};
+  return db
+    .update(server)
+    .set({ status: 'connected', lastSeenAt: now, hostname: hello.hostname, ...local, ...machine })
+    .where(eq(server.id, row.id))
+    .returning()
+    .get()!;
+}
+
+export function flagDuplicateMachine(db: Queryable, serverIds: readonly string[], now: Date): void {
+  if (serverIds.length === 0) return;
+  db.update(server).set({ flag: 'duplicate_machine_id', flaggedAt: now }).where(inArray(server.id, [...serverIds])).run();
+}
+
+export function markDisconnected(db: Queryable, serverId: string, now: Date): void {
+  db.update(server).set({ status: 'disconnected', lastSeenAt: now }).where(eq(server.id, serverId)).run();
+}
+
+/** At start: no daemon is connected to a hub that was not running. */
+export function markAllDisconnected(db: Queryable): void {
+  db.update(server).set({ status: 'disconnected' }).where(eq(server.status, 'connected')).run();
+}
+
+export function touchLastSeen(db: Queryable, serverIds: readonly string[], now: Date): void {
+  if (serverIds.length === 0) return;
+  db.update(server).set({ lastSeenAt: now }).where(inArray(server.id, [...serverIds])).run();
+}

@@ -1,0 +1,92 @@
+/**
+ * Join tokens: how a server's daemon enrolls into an organization (ARCHITECTURE.md §6).
+ * Organization admins create them; the token is shown once (with the exact
+ * `panel daemon join <publicUrl> --token <T>` command) and only its SHA-256 is stored. A token
+ * expires (default 1 hour, at most 7 days), is spent by the first enrollment that presents it
+ * (single-use: a leaked, already used token enrolls nothing) and is revoked by deleting it.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { hashToken, newOpaqueToken } from '../../auth/token.ts';
+import { type JoinToken, joinToken } from '../../db/schema/index.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { notFound } from '../../lib/errors.ts';
+import { type Actor, authorize } from '../actor.ts';
+import { preparedOnce, type Queryable } from '../shared/database.ts';
+import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
+
+export const JOIN_TOKEN_PREFIX = 'pnj';
+export const DEFAULT_JOIN_TOKEN_TTL_SECONDS = 60 * 60;
+export const MAX_JOIN_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+export type JoinTokenState = 'active' | 'used' | 'expired';
+
+export function joinTokenState(row: JoinToken, now: Date): JoinTokenState {
+  if (row.usedAt) return 'used';
+  return row.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active';
+}
+
+/** The command an operator runs on the new server; argument-safe (the token is base64url). */
+export const joinCommandFor = (publicUrl: string, token: string) => `panel daemon join ${publicUrl.replace(/\/+$/, '')} --token ${token}`;
+
+export interface CreateJoinTokenInput {
+  organizationId: string;
+  /** Lifetime in seconds, 60 .. 7 days; default 1 hour. */
+  expiresInSeconds?: number;
+}
+
+export function createJoinToken(db: Queryable, clock: Clock, actor: Actor, input: CreateJoinTokenInput): { row: JoinToken; token: string } {
+  authorize(actor, input.organizationId, 'write', 'organization');
+  const ttl = Math.min(input.expiresInSeconds ?? DEFAULT_JOIN_TOKEN_TTL_SECONDS, MAX_JOIN_TOKEN_TTL_SECONDS);
+  const token = newOpaqueToken(JOIN_TOKEN_PREFIX);
+  const row = db
+    .insert(joinToken)
+    .values({
+      organizationId: input.organizationId,
+      createdByUserId: actor.userId,
+      tokenHash: hashToken(token),
+      expiresAt: new Date(clock.now().getTime() + ttl * 1000),
+    })
+    .returning()
+    .get();
+  return { row, token };
+}
+
+export function listJoinTokens(db: Queryable, actor: Actor, organizationId: string, page: PageRequest): Page<JoinToken> {
+  authorize(actor, organizationId, 'write', 'organization');
+  const { where, fetch, limit } = pageWindow(joinToken.id, page, eq(joinToken.organizationId, organizationId));
+  return toPage(db.select().from(joinToken).where(where).orderBy(joinToken.id).limit(fetch).all(), limit);
+}
+
+/** Revoking deletes the token: whatever state it was in, it can never enroll anything. */
+export function revokeJoinToken(db: Queryable, actor: Actor, id: string): void {
+  const row = db.select().from(joinToken).where(eq(joinToken.id, id)).get();
+  if (!row) throw notFound('join token');
+  authorize(actor, row.organizationId, 'write', 'join token');
+  db.delete(joinToken).where(and(eq(joinToken.id, id), eq(joinToken.organizationId, row.organizationId))).run();
+}
+
+const findByHashStatement = (db: Queryable) =>
+  db.select().from(joinToken).where(eq(joinToken.tokenHash, sql.placeholder('hash'))).prepare();
+
+/** The token row a presented token names, whatever its state. */
+export function findJoinToken(db: Queryable, token: string): JoinToken | undefined {
+  return preparedOnce(db, findByHashStatement).get({ hash: hashToken(token) });
+}
+
+/**
+ * Spends the token: a compare-and-set on `used_at IS NULL` and the expiry, so of two
+ * enrollments racing with one token exactly one wins. False when it was no longer spendable.
+ */
+export function spendJoinToken(db: Queryable, id: string, now: Date): boolean {
+  const spent = db
+    .update(joinToken)
+    .set({ usedAt: now })
+    .where(and(eq(joinToken.id, id), sql`${joinToken.usedAt} IS NULL`, sql`${joinToken.expiresAt} > ${now.getTime()}`))
+    .returning({ id: joinToken.id })
+    .all();
+  return spent.length === 1;
+}
+
+export function recordEnrolledServer(db: Queryable, id: string, serverId: string): void {
+  db.update(joinToken).set({ serverId }).where(eq(joinToken.id, id)).run();
+}

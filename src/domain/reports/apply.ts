@@ -1,0 +1,115 @@
+/**
+ * A daemon's container report, applied to the container rows of one environment exactly as the
+ * specification's state table says:
+ *
+ * | trigger                           | rows                         | status                     | container_id        |
+ * |-----------------------------------|------------------------------|----------------------------|---------------------|
+ * | report listing the container      | matched row (created if its  | the runtime state (created,| the reported id     |
+ * |                                   | service is known but no row) | running, ... dead), else   |                     |
+ * |                                   |                              | `unknown` (toContainerState)|                    |
+ * | stop report                       | listed rows                  | `exited`                   | the reported id     |
+ * | stop report                       | rows of this server not listed (an empty report: all) | `exited` (stopped, see DECISIONS) | null |
+ * | destroy report                    | rows of this server not listed (an empty report: all) | unchanged  | null                |
+ * | deploy report                     | rows not listed              | unchanged                  | unchanged           |
+ *
+ * A reported container is matched to its row by the platform labels the compiler sets
+ * (dev.panel.service-id, dev.panel.role, dev.panel.ordinal; src/compose/naming.ts), and only for
+ * services of this environment, so a report can never write another environment's rows; failing
+ * that, by container name among this environment's rows. A container id is unique per server:
+ * a row taking an id clears it from any stale row of the same server.
+ */
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { PANEL_LABELS } from '../../compose/naming.ts';
+import { toContainerState } from '../../daemon/container-state.ts';
+import type { ReportedContainer } from '../../daemon/protocol.ts';
+import { type Container, container, type ContainerRole, containerRoles, type DeploymentKind, service } from '../../db/schema/index.ts';
+import type { Queryable } from '../shared/database.ts';
+
+export interface ReportTarget {
+  serverId: string;
+  environmentId: string;
+  /** The command the report belongs to; null for a report sent on the daemon's own account. */
+  kind: DeploymentKind | null;
+}
+
+const ROLES: ReadonlySet<string> = new Set(containerRoles);
+const keyOf = (serviceId: string, role: string, ordinal: number) => `${serviceId}|${role}|${ordinal}`;
+
+/** Service id, role and ordinal from the platform labels, when they are all well-formed. */
+function labelledSlot(reported: ReportedContainer): { serviceId: string; role: ContainerRole; ordinal: number } | null {
+  const labels = reported.labels ?? {};
+  const serviceId = labels[PANEL_LABELS.serviceId];
+  const role = labels[PANEL_LABELS.role] ?? 'service';
+  const ordinal = Number(labels[PANEL_LABELS.ordinal] ?? '1');
+  if (!serviceId || !ROLES.has(role) || !Number.isSafeInteger(ordinal) || ordinal < 1 || (role === 'ingress' && ordinal !== 1)) return null;
+  return { serviceId, role: role as ContainerRole, ordinal };
+}
+
+/** Applies one report; answers every row it changed (for the change feed). */
+export function applyReport(db: Queryable, target: ReportTarget, reported: readonly ReportedContainer[]): Container[] {
+  return db.transaction((tx) => {
+    const serviceIds = new Set(
+      tx.select({ id: service.id }).from(service).where(eq(service.environmentId, target.environmentId)).all().map((row) => row.id),
+    );
+    if (serviceIds.size === 0) return [];
+    const rows = tx.select().from(container).where(inArray(container.serviceId, [...serviceIds])).all();
+    const bySlot = new Map(rows.map((row) => [keyOf(row.serviceId, row.role, row.ordinal), row]));
+    const byName = new Map(rows.map((row) => [row.containerName, row]));
+    const changed = new Map<string, Container>();
+    const listed = new Set<string>();
+
+    for (const item of reported) {
+      const slot = labelledSlot(item);
+      const known = slot && serviceIds.has(slot.serviceId) ? slot : null;
+      const row = (known && bySlot.get(keyOf(known.serviceId, known.role, known.ordinal))) || byName.get(item.name);
+      const status = target.kind === 'stop' ? 'exited' : toContainerState(item.state);
+      const observed = {
+        serverId: target.serverId,
+        containerId: item.containerId,
+        containerName: item.name,
+        status,
+        ...(item.service ? { composeServiceName: item.service } : {}),
+      } as const;
+      let written: Container | undefined;
+      if (row) {
+        if (listed.has(row.id)) continue; // two containers claim one row: the first listed keeps it
+        releaseContainerId(tx, target.serverId, item.containerId, row.id);
+        written = tx.update(container).set(observed).where(eq(container.id, row.id)).returning().get();
+      } else if (known) {
+        releaseContainerId(tx, target.serverId, item.containerId, null);
+        written = tx
+          .insert(container)
+          .values({ ...known, composeServiceName: item.service || item.name, ...observed })
+          .returning()
+          .get();
+      }
+      if (!written) continue;
+      listed.add(written.id);
+      changed.set(written.id, written);
+    }
+
+    if (target.kind === 'stop' || target.kind === 'destroy') {
+      for (const row of rows) {
+        if (listed.has(row.id) || row.serverId !== target.serverId) continue;
+        const next = target.kind === 'stop' ? { containerId: null, status: 'exited' as const } : { containerId: null };
+        if (row.containerId === null && (target.kind === 'destroy' || row.status === 'exited')) continue;
+        changed.set(row.id, tx.update(container).set(next).where(eq(container.id, row.id)).returning().get()!);
+      }
+    }
+    return [...changed.values()];
+  });
+}
+
+/** Clears `containerId` from any other row of the server: the id is unique per server. */
+function releaseContainerId(db: Queryable, serverId: string, containerId: string, keepRowId: string | null): void {
+  db.update(container)
+    .set({ containerId: null })
+    .where(
+      and(
+        eq(container.serverId, serverId),
+        eq(container.containerId, containerId),
+        keepRowId ? ne(container.id, keepRowId) : sql`1 = 1`,
+      ),
+    )
+    .run();
+}

@@ -1,0 +1,107 @@
+/**
+ * Daemon enrollment (`POST /api/daemon/v1/enroll`): a join token, the machine's hostname,
+ * machine id and X25519 public key (with the key id envelopes will name) in; the server id and
+ * a bearer credential out. Only the credential's SHA-256 is stored (server.credential_hash).
+ *
+ * - The token is single-use: spending it is a compare-and-set, inside the same transaction that
+ *   writes the server, so a failed enrollment leaves the token unspent.
+ * - The same machine enrolling again into the same organization (same machine_id) gets its
+ *   existing server record back with a new credential and key: the old credential stops working
+ *   at once, and containers, pins and history stay attached to the one record.
+ * - The local server's machine (the control plane's own host) does not enroll: its record is the
+ *   local slot, served over the unix socket; 409 machine_is_local, the token stays unspent.
+ * - Failures are counted per client address (src/domain/identity/rate-limit.ts); a full bucket
+ *   refuses before the token is even looked at. Every refusal has one answer, so a caller cannot
+ *   tell an unknown token from a used, expired or revoked one.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { hashToken, newOpaqueToken } from '../../auth/token.ts';
+import type { Db } from '../../db/client.ts';
+import { type Server, server } from '../../db/schema/index.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { DomainError } from '../../lib/errors.ts';
+import { AttemptLimiter, type Bucket, type RatePolicy } from '../identity/rate-limit.ts';
+import { findJoinToken, recordEnrolledServer, spendJoinToken } from '../join-tokens/service.ts';
+import { preparedOnce, type Queryable } from '../shared/database.ts';
+
+export const DAEMON_CREDENTIAL_PREFIX = 'pnd';
+
+/** 20 failed enrollments per address per 15 minutes: plenty for a fleet rollout with typos. */
+export const ENROLL_ADDRESS_POLICY: RatePolicy = { name: 'enroll:address', limit: 20, windowMs: 15 * 60_000 };
+
+export interface EnrollInput {
+  token: string;
+  hostname: string;
+  machineId: string;
+  /** Raw 32-byte X25519 public key, unpadded base64url. */
+  publicKey: string;
+  keyId: string;
+}
+
+export interface Enrolled {
+  server: Server;
+  credential: string;
+  /** True when an existing record of this machine was reused (its old credential is now dead). */
+  reenrolled: boolean;
+}
+
+export const invalidJoinToken = () =>
+  new DomainError('invalid_join_token', 401, 'the join token is unknown, expired, revoked or already used; create a new one');
+
+/** The machine is the control plane's own host: its daemon is the local slot and never enrolls. */
+export const machineIsLocal = () =>
+  new DomainError(
+    'machine_is_local',
+    409,
+    "this machine is the control plane's local server; its daemon connects over the unix socket (panel daemon run --local) and does not enroll",
+  );
+
+export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: string): Enrolled {
+  const limiter = new AttemptLimiter(db, clock);
+  const buckets: Bucket[] = [{ policy: ENROLL_ADDRESS_POLICY, subject: address }];
+  limiter.check(buckets);
+  const now = clock.now();
+  const token = findJoinToken(db, input.token);
+  if (!token || token.usedAt || token.expiresAt.getTime() <= now.getTime()) {
+    limiter.fail(buckets);
+    throw invalidJoinToken();
+  }
+  const credential = newOpaqueToken(DAEMON_CREDENTIAL_PREFIX);
+  const enrolled = db.transaction((tx) => {
+    if (!spendJoinToken(tx, token.id, now)) return null;
+    const identity = {
+      hostname: input.hostname,
+      publicKey: input.publicKey,
+      daemonKeyId: input.keyId,
+      credentialHash: hashToken(credential),
+    };
+    const existing = tx
+      .select()
+      .from(server)
+      .where(and(eq(server.organizationId, token.organizationId), eq(server.machineId, input.machineId)))
+      .get();
+    if (existing?.isLocal) throw machineIsLocal();
+    const row = existing
+      ? tx.update(server).set(identity).where(eq(server.id, existing.id)).returning().get()!
+      : tx
+          .insert(server)
+          .values({ organizationId: token.organizationId, name: input.hostname.slice(0, 255), machineId: input.machineId, ...identity })
+          .returning()
+          .get();
+    recordEnrolledServer(tx, token.id, row.id);
+    return { server: row, credential, reenrolled: existing !== undefined };
+  });
+  if (!enrolled) {
+    limiter.fail(buckets);
+    throw invalidJoinToken();
+  }
+  return enrolled;
+}
+
+const byCredentialStatement = (db: Queryable) =>
+  db.select().from(server).where(eq(server.credentialHash, sql.placeholder('hash'))).prepare();
+
+/** The server a daemon credential belongs to, or undefined (unknown, rotated or never issued). */
+export function serverForCredential(db: Queryable, credential: string): Server | undefined {
+  return preparedOnce(db, byCredentialStatement).get({ hash: hashToken(credential) });
+}

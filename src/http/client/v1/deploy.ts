@@ -1,0 +1,100 @@
+/**
+ * Deploy, stop and destroy an environment (spec, Deploy resolution):
+ *   POST /environments/:id/deploy   {acknowledgeHealthCheckWarnings?, noCache?, ref?} -> 202 deployment
+ *   POST /environments/:id/stop     -> 202 deployment (compose down; volumes kept)
+ *   POST /environments/:id/destroy  -> 202 deployment (compose down --volumes; project folder removed)
+ *
+ * The deploy body has no server field (placement lives on the environment pin or the project
+ * default; a server field is 422) and `ref` is refused with 501 source_ref_unsupported. Each
+ * call commits its deployment and durable command first, then hands the command to the hub,
+ * which delivers it now or when the daemon next connects.
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import { planDeploy } from '../../../domain/deploy/plan.ts';
+import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';
+import { DomainError } from '../../../lib/errors.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { errorResponses, IdParams } from '../../schemas.ts';
+import { DeploymentSchema, presentDeployment } from './deployments.ts';
+
+const DeployBody = v.optional(
+  v.strictObject(
+    {
+      /** Proceed although the plan warns about health checks. */
+      acknowledgeHealthCheckWarnings: v.optional(v.boolean()),
+      /** Build without the layer cache (services with `build`). */
+      noCache: v.optional(v.boolean()),
+      /** A source reference to deploy; not supported (501). */
+      ref: v.optional(v.unknown()),
+    },
+    'unknown field',
+  ),
+);
+const NoBody = v.optional(v.strictObject({}, 'unknown field'));
+
+const DeployedSchema = v.object({ ...DeploymentSchema.entries, warnings: v.array(v.string()) });
+
+/** Hands the new command to the hub and tells subscribers about the new rows. */
+function announce(deps: AppDeps, enqueued: Enqueued): void {
+  deps.hub.feed.deployment(enqueued.deployment);
+  deps.hub.feed.containers(enqueued.deployment.environmentId, enqueued.containers);
+  deps.hub.dispatch(enqueued.command.serverId);
+}
+
+export const deployRoutes = (deps: AppDeps) =>
+  new Elysia({ prefix: '/environments', detail: { tags: ['environments'] } })
+    .use(clientGuard(deps))
+    .post(
+      '/:id/deploy',
+      ({ actor, params, body, set }) => {
+        if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 501, 'deploying a source ref is not supported', 'ref');
+        const plan = planDeploy(deps, actor, params.id, 'write');
+        const enqueued = commitDeploy(deps, plan);
+        announce(deps, enqueued);
+        set.status = 202;
+        return { ...presentDeployment(enqueued.deployment), warnings: [...plan.warnings] };
+      },
+      {
+        params: IdParams,
+        body: DeployBody,
+        response: { 202: DeployedSchema, ...errorResponses(401, 403, 404, 409, 422, 501) },
+        detail: {
+          summary: 'Deploy the environment: compile, pre-allocate containers and queue the command for its server',
+          description:
+            'Placement: the environment pin, else the project `defaultServerId`, else 409 `server_placement_required`. ' +
+            'The environment generation rises by one. The body carries no server field.',
+        },
+      },
+    )
+    .post(
+      '/:id/stop',
+      ({ actor, params, set }) => {
+        const enqueued = enqueueTeardown(deps, actor, params.id, 'stop');
+        announce(deps, enqueued);
+        set.status = 202;
+        return presentDeployment(enqueued.deployment);
+      },
+      {
+        params: IdParams,
+        body: NoBody,
+        response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        detail: { summary: "Stop the environment's containers on the server it was last deployed to (volumes kept)" },
+      },
+    )
+    .post(
+      '/:id/destroy',
+      ({ actor, params, set }) => {
+        const enqueued = enqueueTeardown(deps, actor, params.id, 'destroy');
+        announce(deps, enqueued);
+        set.status = 202;
+        return presentDeployment(enqueued.deployment);
+      },
+      {
+        params: IdParams,
+        body: NoBody,
+        response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        detail: { summary: "Destroy the environment's containers and volumes on the server it was last deployed to" },
+      },
+    );

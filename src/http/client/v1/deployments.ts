@@ -1,0 +1,97 @@
+/**
+ * Deployments (read only; deploy, stop and destroy create them, see deploy.ts):
+ *   GET /deployments?environmentId=   the environment's runs, oldest first (paged)
+ *   GET /deployments/:id
+ * The presenters here are also what /ws/client/v1 subscribers receive.
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import {
+  type Container,
+  containerRoles,
+  containerStatuses,
+  type Deployment,
+  deploymentKinds,
+  deploymentStatuses,
+} from '../../../db/schema/index.ts';
+import { listDeployments, loadDeployment } from '../../../domain/deployments/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { timestampsOf } from '../../present.ts';
+import { errorResponses, IdParams, JsonColumn, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
+
+export const DeploymentSchema = v.object({
+  id: v.string(),
+  environmentId: v.string(),
+  serverId: v.nullable(v.string()),
+  kind: v.picklist(deploymentKinds),
+  desiredGeneration: v.number(),
+  status: v.picklist(deploymentStatuses),
+  error: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+export const presentDeployment = (row: Deployment) => ({
+  id: row.id,
+  environmentId: row.environmentId,
+  serverId: row.serverId,
+  kind: row.kind,
+  desiredGeneration: row.desiredGeneration,
+  status: row.status,
+  error: row.error,
+  ...timestampsOf(row),
+});
+
+/** The container row as GET /containers/:id answers it. */
+export const presentContainerRow = (row: Container) => ({
+  id: row.id,
+  serviceId: row.serviceId,
+  serverId: row.serverId,
+  containerId: row.containerId,
+  containerName: row.containerName,
+  status: row.status,
+  role: row.role,
+  composeServiceName: row.composeServiceName,
+  ordinal: row.ordinal,
+  metadata: row.metadata,
+  options: row.options,
+  ...timestampsOf(row),
+});
+
+export const ContainerRowSchema = v.object({
+  id: v.string(),
+  serviceId: v.string(),
+  serverId: v.string(),
+  containerId: v.nullable(v.string()),
+  containerName: v.string(),
+  status: v.picklist(containerStatuses),
+  role: v.picklist(containerRoles),
+  composeServiceName: v.string(),
+  ordinal: v.number(),
+  metadata: JsonColumn,
+  options: JsonColumn,
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+export const deploymentRoutes = (deps: AppDeps) =>
+  new Elysia({ prefix: '/deployments', detail: { tags: ['deployments'] } })
+    .use(clientGuard(deps))
+    .get(
+      '/',
+      ({ actor, query }) => {
+        const page = listDeployments(deps.db, actor, query.environmentId, query);
+        return { data: page.data.map(presentDeployment), nextCursor: page.nextCursor };
+      },
+      {
+        query: v.object({ environmentId: Uuid, ...ListQuery }),
+        response: { 200: listEnvelope(DeploymentSchema), ...errorResponses(401, 404, 422) },
+        detail: { summary: "List an environment's deployments (deploy, stop and destroy runs)" },
+      },
+    )
+    .get('/:id', ({ actor, params }) => presentDeployment(loadDeployment(deps.db, actor, params.id)), {
+      params: IdParams,
+      response: { 200: DeploymentSchema, ...errorResponses(401, 404, 422) },
+      detail: { summary: 'Read a deployment' },
+    });

@@ -1,0 +1,105 @@
+/**
+ * Join tokens, for enrolling servers (organization admins):
+ *   POST   /join-tokens {organizationId, expiresInSeconds?}  -> the token and the exact
+ *          `panel daemon join <publicUrl> --token <T>` command, shown once
+ *   GET    /join-tokens?organizationId=                      every token of the organization, with its state
+ *   DELETE /join-tokens/:id                                  revoke
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import type { JoinToken } from '../../../db/schema/index.ts';
+import {
+  createJoinToken,
+  joinCommandFor,
+  joinTokenState,
+  listJoinTokens,
+  MAX_JOIN_TOKEN_TTL_SECONDS,
+  revokeJoinToken,
+} from '../../../domain/join-tokens/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { iso, isoOrNull, timestampsOf } from '../../present.ts';
+import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
+
+const JoinTokenSchema = v.object({
+  id: v.string(),
+  organizationId: v.string(),
+  createdByUserId: v.string(),
+  state: v.picklist(['active', 'used', 'expired']),
+  expiresAt: v.string(),
+  usedAt: v.nullable(v.string()),
+  /** The server its enrollment created or re-enrolled. */
+  serverId: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+const CreatedSchema = v.object({ ...JoinTokenSchema.entries, token: v.string(), command: v.string() });
+
+const CreateBody = v.strictObject(
+  {
+    organizationId: Uuid,
+    expiresInSeconds: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer('must be an integer'),
+        v.minValue(60, 'must be at least 60 seconds'),
+        v.maxValue(MAX_JOIN_TOKEN_TTL_SECONDS, `must be at most ${MAX_JOIN_TOKEN_TTL_SECONDS} seconds (7 days)`),
+      ),
+    ),
+  },
+  'unknown field',
+);
+
+export const joinTokenRoutes = (deps: AppDeps) => {
+  const present = (row: JoinToken) => ({
+    id: row.id,
+    organizationId: row.organizationId,
+    createdByUserId: row.createdByUserId,
+    state: joinTokenState(row, deps.clock.now()),
+    expiresAt: iso(row.expiresAt),
+    usedAt: isoOrNull(row.usedAt),
+    serverId: row.serverId,
+    ...timestampsOf(row),
+  });
+
+  return new Elysia({ prefix: '/join-tokens', detail: { tags: ['servers'] } })
+    .use(clientGuard(deps))
+    .post(
+      '/',
+      ({ actor, body, set }) => {
+        const { row, token } = createJoinToken(deps.db, deps.clock, actor, body);
+        set.status = 201;
+        return { ...present(row), token, command: joinCommandFor(deps.config.publicUrl, token) };
+      },
+      {
+        body: CreateBody,
+        response: { 201: CreatedSchema, ...errorResponses(401, 403, 404, 422) },
+        detail: { summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)' },
+      },
+    )
+    .get(
+      '/',
+      ({ actor, query }) => {
+        const page = listJoinTokens(deps.db, actor, query.organizationId, query);
+        return { data: page.data.map(present), nextCursor: page.nextCursor };
+      },
+      {
+        query: v.object({ organizationId: Uuid, ...ListQuery }),
+        response: { 200: listEnvelope(JoinTokenSchema), ...errorResponses(401, 403, 404, 422) },
+        detail: { summary: "List the organization's join tokens (never the tokens themselves)" },
+      },
+    )
+    .delete(
+      '/:id',
+      ({ actor, params, set }) => {
+        revokeJoinToken(deps.db, actor, params.id);
+        set.status = 204;
+      },
+      {
+        params: IdParams,
+        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        detail: { summary: 'Revoke a join token' },
+      },
+    );
+};
