@@ -88,7 +88,7 @@ test('a backup taken under write load restores into a new data dir with the same
   expect((await fetch(`${again.url}/api/health`)).status).toBe(200);
   again.process.kill('SIGTERM');
   await again.process.exited;
-});
+}, 60_000); // several processes start from source: slow on a loaded 2-core machine
 
 test('a damaged backup is refused and the current database stays', () => {
   const dataDir = join(work, 'damaged');
@@ -99,4 +99,4 @@ test('a damaged backup is refused and the current database stays', () => {
   const result = run(['restore', junk], dataDir);
   expect(result.exitCode).toBe(1);
   expect(Bun.file(join(dataDir, 'panel.db')).size).toBe(before);
-});
+}, 30_000);

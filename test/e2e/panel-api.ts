@@ -1,0 +1,55 @@
+/**
+ * Talking to a running `panel serve` over HTTP the way a browser would: finish the install with
+ * the token from <data dir>/install-token, keep the session cookie, send Origin on writes.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Session {
+  url: string;
+  cookie: string;
+  organizationId: string;
+}
+
+/** POST /api/install/v1/complete with the install token; `url` must be the server's PANEL_PUBLIC_URL. */
+export async function completeInstall(url: string, dataDir: string): Promise<Session> {
+  const token = readFileSync(join(dataDir, 'install-token'), 'utf8').trim();
+  const res = await fetch(`${url}/api/install/v1/complete`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({
+      proof: { kind: 'token', token },
+      email: 'root@example.test',
+      password: 'a very long superadmin password',
+      organizationName: 'Acme',
+    }),
+  });
+  if (res.status !== 201) throw new Error(`install answered ${res.status}: ${await res.text()}`);
+  const cookie = res.headers.getSetCookie().find((header) => header.startsWith('panel_session='))?.split(';')[0];
+  if (!cookie) throw new Error('install set no session cookie');
+  return { url, cookie, organizationId: ((await res.json()) as { organizationId: string }).organizationId };
+}
+
+/** Creates a tag; resolves to its id once the server acknowledged the write with 201. */
+export async function createTag(session: Session, name: string): Promise<string> {
+  const res = await fetch(`${session.url}/api/client/v1/tags`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: session.url, cookie: session.cookie },
+    body: JSON.stringify({ organizationId: session.organizationId, name }),
+  });
+  if (res.status !== 201) throw new Error(`creating tag ${name} answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** GET /api/client/v1/tags/:id: the status code. */
+export async function tagStatus(session: Session, id: string): Promise<number> {
+  return (await fetch(`${session.url}/api/client/v1/tags/${id}`, { headers: { cookie: session.cookie } })).status;
+}
+
+/** A TCP port nobody listens on right now (the kernel's pick, released at once). */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
