@@ -10,7 +10,7 @@ import { healthRoutes } from './http/health.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/request.ts';
 import { referenceRoutes } from './http/reference.ts';
-import { surfaces } from './http/surfaces.ts';
+import { daemonSurfaces, surfaces } from './http/surfaces.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 
@@ -30,7 +30,9 @@ export interface AppDeps {
 
 /**
  * Builds one server instance. `panel serve` builds two from this factory (TCP and the daemon
- * unix socket) because one Elysia instance listening twice breaks WebSocket on the first.
+ * unix socket) because one Elysia instance listening twice breaks WebSocket on the first. The
+ * unix-socket instance is the local daemon slot: health, the API description and the daemon
+ * surfaces only, which also keeps it cheap to build at start.
  */
 export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
@@ -54,14 +56,15 @@ export function buildApp(deps: AppDeps) {
     })
     .use(healthRoutes(deps))
     .use(referenceRoutes)
-    .use(surfaces(deps));
+    .use(deps.listener === 'unix' ? daemonSurfaces(deps) : surfaces(deps));
 
   const describeApi = () => {
     // Built on first request and again only when routes were added since (tests add routes).
     if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app) };
     return openApiDocument.document;
   };
-  return app.get('/api/openapi.json', describeApi, { detail: { hide: true } }).use(consoleRoutes);
+  const described = app.get('/api/openapi.json', describeApi, { detail: { hide: true } });
+  return deps.listener === 'unix' ? described : described.use(consoleRoutes);
 }
 
 export type App = ReturnType<typeof buildApp>;

@@ -71,6 +71,9 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
     throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
 
+  // PANEL_PORT=0 picked a free port: the derived public URL (origin checks, cookies) names it.
+  if (new URL(config.publicUrl).port === '0') config.publicUrl = config.publicUrl.replace(/:0$/, `:${tcp.server?.port}`);
+
   let local: ReturnType<typeof buildApp>;
   try {
     await removeStaleSocket(config.daemonSocket);

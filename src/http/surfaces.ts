@@ -10,6 +10,9 @@ import { daemonSocketRoutes } from './ws/daemon.ts';
 
 const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentication required');
 
+/** What the daemon unix socket serves: the local daemon slot needs nothing else. */
+export const daemonSurfaces = (deps: AppDeps) => new Elysia({ name: 'daemon-surfaces' }).use(daemonV1(deps)).use(daemonSocketRoutes(deps));
+
 /**
  * The specification's surfaces and WebSocket paths. Each surface's routes live in their own
  * folder; an unknown path under any of them answers 404 with the error body.
@@ -19,8 +22,7 @@ export const surfaces = (deps: AppDeps) =>
     .use(clientV1(deps))
     .use(installV1(deps))
     .use(adminV1(deps))
-    .use(daemonV1(deps))
+    .use(daemonSurfaces(deps))
     .use(clientSocketRoutes(deps))
-    .use(daemonSocketRoutes(deps))
     // The developer namespace has no callers yet: every upgrade is refused.
     .ws('/ws/developer/v1', { beforeHandle: () => { throw unauthenticated(); }, message() {} });

@@ -38,6 +38,20 @@ describe('the executable', () => {
     expect((await fetch(`${panel.url}/api/reference/scalar.js`)).status).toBe(200);
   });
 
+  test('serves the embedded console at / with its scripts, and not on the daemon socket', async () => {
+    const page = await fetch(`${panel.url}/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = html.match(/<script[^>]+src="([^"]+)"/);
+    expect(script).not.toBeNull();
+    expect((await fetch(new URL(script![1]!, panel.url))).status).toBe(200);
+    expect((await overSocket('/')).status).toBe(404);
+  });
+
+  test('with PANEL_PORT=0 the derived public URL names the port it got', () => {
+    expect(panel.logs()).toContain(`"publicUrl":"${panel.url}"`);
+  });
+
   test('answers the same over the daemon unix socket, which only its owner may open', async () => {
     expect((await overSocket('/api/health')).status).toBe(200);
     expect((await (await overSocket('/api/openapi.json')).json()).openapi).toMatch(/^3\.1\./);
