@@ -197,12 +197,12 @@ describe.skipIf(missing !== null)('console in Chromium', () => {
 
     await page.getByLabel('E-mail').fill(ADMIN.email);
     await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'e-mail or password is wrong' }).waitFor();
     await screenshot(page, 'sign-in-error');
 
     await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await heading(page, 'Two-factor sign-in').waitFor();
     await screenshot(page, 'two-factor');
     await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
@@ -225,7 +225,7 @@ describe.skipIf(missing !== null)('console in Chromium', () => {
 
     await small.getByLabel('E-mail').fill(ADMIN.email);
     await small.getByLabel('Password').fill(ADMIN.password);
-    await small.getByRole('button', { name: 'Sign in' }).click();
+    await small.getByRole('button', { name: 'Sign in', exact: true }).click();
     await small.getByRole('button', { name: 'Use a recovery code instead' }).click();
     await small.getByLabel('Recovery code').fill(recoveryCodes[1]!);
     await small.getByRole('button', { name: 'Verify and sign in' }).click();

@@ -38,7 +38,7 @@ export const SESSION_ENDED_EVENT = 'panel:session-ended';
 
 type Query = Record<string, string | undefined>;
 
-async function call<T>(method: string, path: string, body?: unknown, query: Query = {}): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown, query: Query = {}): Promise<T> {
   const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
   const url = `/api/${path}${search ? `?${search}` : ''}`;
   let response: Response;

@@ -12,12 +12,21 @@ import { ListView, useList } from './data.tsx';
 import { FormAlert, useForm } from './forms.tsx';
 import { OrganizationPage, WorkspacePage } from './pages/browse.tsx';
 import { ProjectPage } from './pages/project.tsx';
+import { EnvironmentPage } from './pages/environment.tsx';
+import { ServersPage } from './pages/servers.tsx';
+import { ServicePage } from './pages/service.tsx';
+import { AccountPage } from './pages/account.tsx';
+import { OrganizationTagsPage } from './pages/tags.tsx';
 import { Link, matchPath, navigate, usePageTitle, usePath } from './router.tsx';
 
 const ROUTES: [pattern: string, page: (id: string) => JSX.Element][] = [
   ['/organizations/:id', (id) => <OrganizationPage id={id} />],
   ['/workspaces/:id', (id) => <WorkspacePage id={id} />],
   ['/projects/:id', (id) => <ProjectPage id={id} />],
+  ['/environments/:id', (id) => <EnvironmentPage id={id} />],
+  ['/services/:id', (id) => <ServicePage id={id} />],
+  ['/organizations/:id/servers', (id) => <ServersPage organizationId={id} />],
+  ['/organizations/:id/tags', (id) => <OrganizationTagsPage id={id} />],
 ];
 
 function pageFor(path: string, organizations: Organization[] | undefined) {
@@ -25,6 +34,7 @@ function pageFor(path: string, organizations: Organization[] | undefined) {
     const params = matchPath(pattern, path);
     if (params) return page(params.id!);
   }
+  if (path === '/account') return <AccountPage />;
   if (path === '/') return <Home organizations={organizations} />;
   return <NotFound />;
 }
@@ -52,9 +62,9 @@ export function Shell({ session, onSignedOut }: { session: SessionSummary; onSig
         </Link>
         <OrganizationSwitcher organizations={organizations.data} current={current} />
         <div class="account">
-          <span class="muted" title={session.user.email}>
+          <Link href="/account" title={`Your account (${session.user.email})`} aria-current={path === '/account' ? 'page' : undefined}>
             {session.user.displayName ?? session.user.email}
-          </span>
+          </Link>
           <SignOut onSignedOut={onSignedOut} />
         </div>
       </header>
@@ -62,6 +72,16 @@ export function Shell({ session, onSignedOut }: { session: SessionSummary; onSig
         <nav class="sidebar" aria-label="Workspaces">
           <h2 class="sidebar-title">Workspaces</h2>
           {current && <WorkspaceNav organizationId={current} path={path} />}
+          {current && (
+            <Link class="sidebar-link" href={`/organizations/${current}/servers`} aria-current={path === `/organizations/${current}/servers` ? 'page' : undefined}>
+              Servers
+            </Link>
+          )}
+          {current && (
+            <Link class="sidebar-link" href={`/organizations/${current}/tags`} aria-current={path === `/organizations/${current}/tags` ? 'page' : undefined}>
+              Tags
+            </Link>
+          )}
         </nav>
         <main id="main" tabIndex={-1}>
           {pageFor(path, organizations.data)}

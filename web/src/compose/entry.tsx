@@ -9,6 +9,7 @@ import { render } from 'preact';
 import type { Environment, Project } from '../api.ts';
 import { ComposeSection } from './compose-section.tsx';
 import { COMPOSE_EDITOR_ELEMENT } from './host.tsx';
+import './qr-code-element.ts';
 
 export interface ComposeSectionProps {
   project: Project;

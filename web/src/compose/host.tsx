@@ -12,7 +12,8 @@ export const COMPOSE_EDITOR_ELEMENT = 'panel-compose-editor';
 
 let editorModule: Promise<unknown> | undefined;
 
-function loadComposeEditor(): Promise<unknown> {
+/** Also defines <panel-qr-code> (qr-code-element.ts), used by the account page. */
+export function loadComposeEditor(): Promise<unknown> {
   const url = document.querySelector<HTMLMetaElement>('meta[name="panel-editor-module"]')?.content;
   editorModule ??= (url ? import(url) : Promise.reject(new Error('no editor module named'))).catch((error: unknown) => {
     editorModule = undefined; // a later visit tries again

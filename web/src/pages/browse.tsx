@@ -6,6 +6,8 @@ import { api } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { Link, usePageTitle } from '../router.tsx';
+import { TaggedProjectCards } from './tags.tsx';
+import { VariablesSection } from '../variables/variables-section.tsx';
 
 export interface Crumb {
   label: string;
@@ -51,6 +53,7 @@ export function OrganizationPage({ id }: { id: string }) {
           )}
         </ListView>
       </section>
+      <VariablesSection scope={{ scope: 'organization', id, label: `organization ${organization.data.name}` }} ancestors={[]} />
     </>
   );
 }
@@ -72,19 +75,13 @@ export function WorkspacePage({ id }: { id: string }) {
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading">Projects</h2>
         <ListView list={projects} what="projects" empty="This workspace has no projects yet.">
-          {(items) => (
-            <ul class="cards">
-              {items.map((project) => (
-                <li key={project.id} class="card">
-                  <Link href={`/projects/${project.id}`}>{project.name ?? 'Unnamed project'}</Link>
-                  {project.component && <span class="badge">Platform</span>}
-                  {project.description && <p class="muted">{project.description}</p>}
-                </li>
-              ))}
-            </ul>
-          )}
+          {(items) => <TaggedProjectCards projects={items} organizationId={workspace.data!.organizationId} />}
         </ListView>
       </section>
+      <VariablesSection
+        scope={{ scope: 'workspace', id, label: `workspace ${name}` }}
+        ancestors={[{ scope: 'organization', id: workspace.data.organizationId, label: 'the organization', href: `/organizations/${workspace.data.organizationId}` }]}
+      />
     </>
   );
 }

@@ -1,0 +1,139 @@
+/**
+ * Deploy, stop and destroy an environment, and its live state: the latest deployment and every
+ * container, as /ws/client/v1 pushes them (live-environment.ts). Stop and destroy ask first.
+ */
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api.ts';
+import { ConfirmDialog } from '../confirm-dialog.tsx';
+import { deployApi } from '../deploy-api.ts';
+import { FormAlert, type FormProblem } from '../forms.tsx';
+import { useLiveEnvironment } from '../live-environment.ts';
+import { PlacementRequired } from './deploy-preview.tsx';
+
+const CONNECTION_TEXT = {
+  connecting: 'Connecting to live updates…',
+  live: 'Live: changes appear as they happen.',
+  reconnecting: 'Live updates interrupted; reconnecting…',
+  refused: 'Live updates are not available',
+};
+
+const describeTime = (iso: string) => new Date(iso).toLocaleString();
+
+export function DeployControls({ environmentId, onDeployed }: { environmentId: string; onDeployed: () => void }) {
+  const live = useLiveEnvironment(environmentId);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const [placementMissing, setPlacementMissing] = useState(false);
+  const [warnings, setWarnings] = useState<string[]>([]);
+  const [confirming, setConfirming] = useState<'stop' | 'destroy' | null>(null);
+  const latest = live.deployments[0];
+
+  const deploy = async () => {
+    if (busy) return;
+    setBusy(true);
+    setProblem(null);
+    setPlacementMissing(false);
+    try {
+      const deployed = await deployApi.environments.deploy(environmentId);
+      setWarnings(deployed.warnings);
+      onDeployed();
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'server_placement_required') setPlacementMissing(true);
+      else setProblem(error instanceof ApiError ? { message: error.message, requestId: error.requestId } : { message: String(error) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="deploy-heading">
+      <h2 id="deploy-heading">Deployment</h2>
+      <div class="row">
+        <button type="button" class="primary" onClick={() => void deploy()} aria-busy={busy ? 'true' : undefined}>
+          {busy ? 'Deploying…' : 'Deploy'}
+        </button>
+        <button type="button" onClick={() => setConfirming('stop')}>
+          Stop
+        </button>
+        <button type="button" class="danger" onClick={() => setConfirming('destroy')}>
+          Destroy
+        </button>
+      </div>
+      {placementMissing && <PlacementRequired />}
+      <FormAlert problem={problem} />
+      {warnings.length > 0 && (
+        <div class="notice" role="status">
+          <p>The deploy was queued with warnings:</p>
+          <ul>
+            {warnings.map((warning) => (
+              <li key={warning}>{warning}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <p class="muted" role="status">
+        {CONNECTION_TEXT[live.connection]}
+        {live.problem && `: ${live.problem}`}
+      </p>
+      <div aria-live="polite">
+        {latest ? (
+          <p class="deployment-status">
+            Latest: <strong>{latest.kind}</strong> to generation {latest.desiredGeneration} —{' '}
+            <span class={`status status-${latest.status}`} data-deployment-status={latest.status}>
+              {latest.status}
+            </span>{' '}
+            <span class="muted">({describeTime(latest.updatedAt)})</span>
+            {latest.error && <span class="field-error"> {latest.error}</span>}
+          </p>
+        ) : (
+          live.connection === 'live' && <p class="muted">Not deployed yet.</p>
+        )}
+      </div>
+      {live.containers.length > 0 && (
+        <div class="table-scroll">
+          <table aria-label="Containers">
+            <thead>
+              <tr>
+                <th scope="col">Service</th>
+                <th scope="col">Container</th>
+                <th scope="col">Status</th>
+                <th scope="col">Docker id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {live.containers.map((container) => (
+                <tr key={container.id} data-container-status={container.status}>
+                  <th scope="row">{container.composeServiceName}</th>
+                  <td>
+                    <code>{container.containerName}</code>
+                  </td>
+                  <td>
+                    <span class={`status status-${container.status}`}>{container.status}</span>
+                  </td>
+                  <td>{container.containerId ? <code>{container.containerId.slice(0, 12)}</code> : <span class="muted">none</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {confirming === 'stop' && (
+        <ConfirmDialog title="Stop this environment?" confirmLabel="Stop" onClose={() => setConfirming(null)} onConfirm={() => deployApi.environments.stop(environmentId).then(() => {})}>
+          <p>Every container of this environment stops on its server. Volumes and data are kept; deploy again to start them.</p>
+        </ConfirmDialog>
+      )}
+      {confirming === 'destroy' && (
+        <ConfirmDialog
+          title="Destroy this environment's containers?"
+          confirmLabel="Destroy"
+          onClose={() => setConfirming(null)}
+          onConfirm={() => deployApi.environments.destroy(environmentId).then(() => {})}
+        >
+          <p>
+            The containers <strong>and their volumes</strong> are removed from the server. Data in those volumes is lost. The environment and its settings stay.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

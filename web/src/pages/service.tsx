@@ -1,0 +1,140 @@
+/**
+ * A service: its tags and its hostings (the routing entries: hostnames, path prefix, target
+ * port, protocol), created, changed and deleted here. Compose-owned hostings are marked; their
+ * routing follows the Compose document.
+ */
+import type { RefObject } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { hostingApi, type Hosting, type HostingOptions } from '../account-api.ts';
+import { api } from '../api.ts';
+import { useCurrentOrganization } from '../current-organization.ts';
+import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
+import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { usePageTitle } from '../router.tsx';
+import { deployApi } from '../deploy-api.ts';
+import { Breadcrumbs } from './browse.tsx';
+import { TagPicker } from './tags.tsx';
+import { ServiceVariables } from '../variables/service-variables.tsx';
+
+export function ServicePage({ id }: { id: string }) {
+  const service = useResource(`service:${id}`, () => hostingApi.service(id));
+  const hostings = useList(`hostings:${id}`, (cursor) => hostingApi.list({ serviceId: id, cursor }));
+  const environmentId = service.data?.environmentId;
+  const project = useResource(`service-project:${environmentId ?? ''}`, async () =>
+    environmentId ? api.projects.get((await deployApi.environments.get(environmentId)).projectId) : new Promise<never>(() => {}),
+  );
+  useCurrentOrganization(project.data?.organizationId);
+  usePageTitle(service.data?.name ?? 'Service');
+  if (service.error) return <LoadFailed error={service.error} what="the service" retry={service.reload} />;
+  if (!service.data) return <Loading what="the service" />;
+  return (
+    <>
+      <Breadcrumbs items={[{ label: 'Environment', href: `/environments/${service.data.environmentId}` }, { label: service.data.name }]} />
+      <h1 tabIndex={-1}>{service.data.name}</h1>
+      {project.data && <TagPicker taggable="services" id={id} organizationId={project.data.organizationId} />}
+      <p class="muted">Compose service {service.data.composeServiceName}</p>
+      {service.data.description && <p class="lead">{service.data.description}</p>}
+      <section aria-labelledby="hostings-heading" class="stack">
+        <h2 id="hostings-heading">Hostings</h2>
+        <ListView list={hostings} what="hostings" empty="This service has no hostings yet.">
+          {(items) => (
+            <ul class="rows">
+              {items.map((hosting) => (
+                <li key={hosting.id} class="card stack">
+                  <HostingForm serviceId={id} hosting={hosting} onSaved={hostings.reload} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </ListView>
+        <h3>Add a hosting</h3>
+        <HostingForm serviceId={id} onSaved={hostings.reload} />
+      </section>
+      <ServiceVariables serviceId={id} serviceName={service.data.name} environmentId={service.data.environmentId} />
+    </>
+  );
+}
+
+const HOSTING_FIELDS = ['name', 'hostnames', 'pathPrefix', 'targetPort', 'protocol'] as const;
+
+function optionsFrom(values: Record<string, string>): HostingOptions {
+  const hostnames = values.hostnames!.split(/[\s,]+/).filter(Boolean);
+  return {
+    ...(hostnames.length ? { hostnames } : {}),
+    ...(values.pathPrefix ? { pathPrefix: values.pathPrefix } : {}),
+    ...(values.targetPort ? { targetPort: Number(values.targetPort) } : {}),
+    protocol: values.protocol as HostingOptions['protocol'],
+  };
+}
+
+function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosting?: Hosting; onSaved: () => void }) {
+  const form = useForm(HOSTING_FIELDS, { paths: { 'options.hostnames': 'hostnames' } });
+  const remove = useForm([]);
+  const composeOwned = hosting?.metadata?.composeOwned === true;
+  const options = hosting?.options ?? {};
+  useHostingDefaults(form.formRef, hosting);
+  const label = hosting ? (hosting.name ?? options.hostnames?.[0] ?? 'hosting') : 'new hosting';
+  const save = form.onSubmit(async (values) => {
+    const body = { name: values.name || null, options: optionsFrom(values) };
+    if (hosting) await hostingApi.update(hosting.id, body);
+    else {
+      await hostingApi.create({ serviceId, ...body });
+      form.formRef.current?.reset();
+    }
+    onSaved();
+  });
+  const drop = remove.onSubmit(async () => {
+    await hostingApi.remove(hosting!.id);
+    onSaved();
+  });
+  return (
+    <>
+      <form ref={form.formRef} onSubmit={save} noValidate class="stack" aria-label={hosting ? `Hosting ${label}` : 'Add a hosting'}>
+        {composeOwned && <span class="badge">From Compose</span>}
+        <div class="grid-2">
+          <Field {...form.fieldProps('name')} label={`Name of ${label}`} />
+          <Field {...form.fieldProps('hostnames')} label={`Hostnames of ${label}`} hint="Separated by spaces or commas." spellcheck={false} />
+          <Field {...form.fieldProps('pathPrefix')} label={`Path prefix of ${label}`} hint="Starts with /." spellcheck={false} />
+          <Field {...form.fieldProps('targetPort')} label={`Target port of ${label}`} inputMode="numeric" />
+        </div>
+        <div class="field">
+          <label for={`${form.fieldProps('protocol').id}`}>Protocol of {label}</label>
+          <select id={form.fieldProps('protocol').id} name="protocol" defaultValue={options.protocol ?? hosting?.protocol ?? 'http'}>
+            <option value="http">HTTP</option>
+            <option value="tcp">TCP</option>
+            <option value="udp">UDP</option>
+          </select>
+        </div>
+        <FormAlert problem={form.problem} />
+        <SubmitButton busy={form.busy} busyLabel="Saving…">
+          {hosting ? `Save ${label}` : 'Add hosting'}
+        </SubmitButton>
+      </form>
+      {hosting && (
+        <form ref={remove.formRef} onSubmit={drop}>
+          <button type="submit" class="danger" aria-label={`Delete hosting ${label}`}>
+            Delete
+          </button>
+          <FormAlert problem={remove.problem} />
+        </form>
+      )}
+    </>
+  );
+}
+
+/** Fills an existing hosting's fields (Field has no value prop: the inputs are uncontrolled). */
+function useHostingDefaults(formRef: RefObject<HTMLFormElement | null>, hosting: Hosting | undefined) {
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form || !hosting) return;
+    const options = hosting.options ?? {};
+    const set = (name: string, value: string | undefined) => {
+      const input = form.elements.namedItem(name) as HTMLInputElement | null;
+      if (input && value !== undefined) input.value = value;
+    };
+    set('name', hosting.name ?? undefined);
+    set('hostnames', options.hostnames?.join(' '));
+    set('pathPrefix', options.pathPrefix);
+    set('targetPort', options.targetPort?.toString());
+  }, [hosting?.updatedAt]);
+}

@@ -1,0 +1,114 @@
+/**
+ * Creating or changing one variable. Secrets are write-only: their value input is a password
+ * field that starts empty (left empty on edit, the stored value is kept), and "generate" asks
+ * the server for a random value that it answers once. API errors go to the field they name.
+ */
+import { useState } from 'preact/hooks';
+import { deployApi, type ScopeQuery, type Variable, type VariableSettings, type WrittenVariable } from '../deploy-api.ts';
+import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+
+const FIELDS = ['key', 'value', 'isSecret', 'generate', 'isLiteral', 'forBuild', 'forRuntime', 'description'] as const;
+
+interface VariableFormProps {
+  scope: ScopeQuery;
+  /** The row being edited; absent when creating. */
+  editing?: Variable;
+  onSaved: (written: WrittenVariable) => void;
+  onCancel: () => void;
+}
+
+function Toggle({ id, name, label, checked, onChange, error }: { id: string; name: string; label: string; checked: boolean; onChange: (next: boolean) => void; error?: string }) {
+  return (
+    <div class="toggle">
+      <label for={id}>
+        <input
+          type="checkbox"
+          id={id}
+          name={name}
+          checked={checked}
+          onChange={(event) => onChange(event.currentTarget.checked)}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? `${id}-error` : undefined}
+        />
+        {label}
+      </label>
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function VariableForm({ scope, editing, onSaved, onCancel }: VariableFormProps) {
+  const form = useForm(FIELDS);
+  const [isSecret, setSecret] = useState(editing?.isSecret ?? false);
+  const [generate, setGenerate] = useState(false);
+  const [isLiteral, setLiteral] = useState(editing?.isLiteral ?? false);
+  const [forBuild, setForBuild] = useState(editing?.forBuild ?? false);
+  const [forRuntime, setForRuntime] = useState(editing?.forRuntime ?? true);
+  const props = (name: (typeof FIELDS)[number]) => form.fieldProps(name);
+
+  const submit = form.onSubmit(async (values) => {
+    const settings: VariableSettings = { isSecret, isLiteral, forBuild, forRuntime, description: values.description?.trim() || null };
+    if (isSecret && generate) settings.generate = true;
+    // A secret's empty value on edit keeps the stored one; a plain value is always written.
+    else if (!(editing && isSecret && editing.isSecret && values.value === '')) settings.value = values.value ?? '';
+    const written = editing ? await deployApi.variables.update(editing.id, settings) : await deployApi.variables.create({ ...scope, key: values.key ?? '', ...settings });
+    onSaved(written);
+  });
+
+  const heading = editing ? `Edit ${editing.key}` : 'New variable';
+  return (
+    <form ref={form.formRef} onSubmit={submit} class="card variable-form" aria-label={heading}>
+      <h3>{heading}</h3>
+      {!editing && <Field {...props('key')} label="Key" hint="Letters, digits and _; not starting with a digit." required autoFocus spellcheck={false} autoComplete="off" />}
+      <Toggle {...props('isSecret')} label="Secret (write-only, delivered as a file)" checked={isSecret} onChange={setSecret} />
+      {isSecret && <Toggle {...props('generate')} label="Generate a random value (shown once)" checked={generate} onChange={setGenerate} />}
+      {!(isSecret && generate) && (
+        <Field
+          {...props('value')}
+          label="Value"
+          type={isSecret ? 'password' : 'text'}
+          autoComplete={isSecret ? 'new-password' : 'off'}
+          spellcheck={false}
+          hint={editing?.isSecret && isSecret ? 'Leave empty to keep the stored secret.' : undefined}
+        />
+      )}
+      <fieldset class="segmented">
+        <legend>Delivery</legend>
+        <Toggle {...props('forRuntime')} label="At runtime" checked={forRuntime} onChange={setForRuntime} />
+        <Toggle {...props('forBuild')} label="At build" checked={forBuild} onChange={setForBuild} />
+        <Toggle {...props('isLiteral')} label="Literal (no $ interpolation)" checked={isLiteral} onChange={setLiteral} />
+      </fieldset>
+      <Field {...props('description')} label="Description" autoComplete="off" />
+      <FormAlert problem={form.problem} />
+      <div class="row">
+        <SubmitButton busy={form.busy} busyLabel="Saving…">
+          {editing ? 'Save variable' : 'Add variable'}
+        </SubmitButton>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The one place a generated secret is shown: right after the write, until dismissed. */
+export function GeneratedSecretPanel({ variableKey, value, onDismiss }: { variableKey: string; value: string; onDismiss: () => void }) {
+  return (
+    <div class="notice generated-secret" role="alert">
+      <p>
+        Generated value of <strong>{variableKey}</strong>. It is shown only now: copy it if you need it elsewhere.
+      </p>
+      <pre tabIndex={0} aria-label={`Generated value of ${variableKey}`}>
+        <code>{value}</code>
+      </pre>
+      <button type="button" onClick={onDismiss}>
+        Dismiss
+      </button>
+    </div>
+  );
+}

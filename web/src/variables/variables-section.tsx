@@ -1,0 +1,176 @@
+/**
+ * The variables of one scope (organization, workspace, project, environment or service): the
+ * scope's own rows, editable unless a binding owns them, and the rows it inherits from each
+ * wider scope, labelled with where they come from and whether this scope overrides them.
+ * Secret values are never shown (the API answers null for them).
+ */
+import { useState } from 'preact/hooks';
+import { ListView, useList } from '../data.tsx';
+import { ConfirmDialog } from '../confirm-dialog.tsx';
+import { deployApi, type ScopeQuery, type Variable, type VariableScope } from '../deploy-api.ts';
+import { Link } from '../router.tsx';
+import { GeneratedSecretPanel, VariableForm } from './variable-form.tsx';
+
+export interface ScopeRef {
+  scope: VariableScope;
+  id: string;
+  /** "organization Acme", "project shop": how a row's origin is named. */
+  label: string;
+  href?: string;
+}
+
+const scopeQuery = (ref: { scope: VariableScope; id: string }): ScopeQuery => ({ [`${ref.scope}Id`]: ref.id });
+
+function ValueCell({ variable }: { variable: Pick<Variable, 'isSecret' | 'value'> }) {
+  if (variable.isSecret) return <span class="muted">Secret (write-only)</span>;
+  return <code class="value">{variable.value}</code>;
+}
+
+function Flags({ variable }: { variable: Pick<Variable, 'isLiteral' | 'forBuild' | 'forRuntime'> }) {
+  const flags = [variable.forRuntime && 'runtime', variable.forBuild && 'build', variable.isLiteral && 'literal'].filter(Boolean);
+  return <span>{flags.join(', ') || 'not delivered'}</span>;
+}
+
+/** The rows of one wider scope, as inherited by the page's scope. */
+function InheritedRows({ from, overridden }: { from: ScopeRef; overridden: Set<string> }) {
+  const list = useList(`variables:${from.scope}:${from.id}`, (cursor) => deployApi.variables.list({ ...scopeQuery(from), cursor }));
+  if (list.error || !list.data) return null;
+  return (
+    <>
+      {list.data.map((variable) => (
+        <tr key={variable.id} class={overridden.has(variable.key) ? 'overridden' : undefined}>
+          <th scope="row">
+            <code>{variable.key}</code>
+          </th>
+          <td>
+            <ValueCell variable={variable} />
+          </td>
+          <td>
+            <Flags variable={variable} />
+          </td>
+          <td>
+            From {from.href ? <Link href={from.href}>{from.label}</Link> : from.label}
+            {overridden.has(variable.key) && <span class="badge">Overridden here</span>}
+          </td>
+        </tr>
+      ))}
+    </>
+  );
+}
+
+export function VariablesSection({ scope, ancestors, headingLevel = 2 }: { scope: ScopeRef; ancestors: ScopeRef[]; headingLevel?: 2 | 3 }) {
+  const own = useList(`variables:${scope.scope}:${scope.id}`, (cursor) => deployApi.variables.list({ ...scopeQuery(scope), cursor }));
+  const [editing, setEditing] = useState<Variable | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Variable | null>(null);
+  const [generated, setGenerated] = useState<{ key: string; value: string } | null>(null);
+  const headingId = `variables-heading-${scope.scope}`;
+  const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  const ownKeys = new Set((own.data ?? []).map((variable) => variable.key));
+
+  return (
+    <section aria-labelledby={headingId} class="variables">
+      <Heading id={headingId}>Variables</Heading>
+      {generated && <GeneratedSecretPanel variableKey={generated.key} value={generated.value} onDismiss={() => setGenerated(null)} />}
+      <ListView list={own} what="variables" empty={`No variables are set on this ${scope.scope}.`}>
+        {(rows) => (
+          <div class="table-scroll">
+            <table aria-label={`Variables of ${scope.label}`}>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Value</th>
+                  <th scope="col">Delivered</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((variable) => (
+                  <tr key={variable.id}>
+                    <th scope="row">
+                      <code>{variable.key}</code>
+                    </th>
+                    <td>
+                      <ValueCell variable={variable} />
+                    </td>
+                    <td>
+                      <Flags variable={variable} />
+                    </td>
+                    <td>
+                      {variable.bindingId ? (
+                        <span class="badge" title="Owned by a database binding; change the binding instead.">
+                          Binding (read-only)
+                        </span>
+                      ) : (
+                        <div class="row compact">
+                          <button type="button" onClick={() => setEditing(variable)} aria-label={`Edit ${variable.key}`}>
+                            Edit
+                          </button>
+                          <button type="button" class="danger" onClick={() => setDeleting(variable)} aria-label={`Delete ${variable.key}`}>
+                            Delete
+                          </button>
+                        </div>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListView>
+      {editing ? (
+        <VariableForm
+          key={editing === 'new' ? 'new' : editing.id}
+          scope={scopeQuery(scope)}
+          editing={editing === 'new' ? undefined : editing}
+          onCancel={() => setEditing(null)}
+          onSaved={(written) => {
+            setEditing(null);
+            if (written.generatedValue !== undefined) setGenerated({ key: written.key, value: written.generatedValue });
+            own.reload();
+          }}
+        />
+      ) : (
+        <button type="button" onClick={() => setEditing('new')}>
+          Add variable
+        </button>
+      )}
+      {ancestors.length > 0 && (
+        <>
+          <h3>Inherited</h3>
+          <p class="muted">Set on wider scopes; a key set here overrides them.</p>
+          <div class="table-scroll">
+            <table aria-label={`Variables inherited by ${scope.label}`}>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Value</th>
+                  <th scope="col">Delivered</th>
+                  <th scope="col">Comes from</th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...ancestors].reverse().map((ancestor) => (
+                  <InheritedRows key={`${ancestor.scope}:${ancestor.id}`} from={ancestor} overridden={ownKeys} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete ${deleting.key}?`}
+          confirmLabel="Delete variable"
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            await deployApi.variables.remove(deleting.id);
+            own.reload();
+          }}
+        >
+          <p>Deployments made after this no longer receive {deleting.key} from this {scope.scope}.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
