@@ -169,21 +169,13 @@ describe.skipIf(missing !== null)('console in Chromium', () => {
   }, TIMEOUT);
 
   test('a server validation error with a path is shown at its line', async () => {
-    // The answer ARCHITECTURE.md §4 and the spec give for a stored x-panel.placement (422
-    // compose_invalid, path x-panel.placement), answered here until project saves validate Compose.
-    await page.route(`**/api/client/v1/projects/${projectId}`, (route) =>
-      route.request().method() === 'PATCH'
-        ? route.fulfill({
-            status: 422,
-            contentType: 'application/json',
-            body: JSON.stringify({ error: { code: 'compose_invalid', message: 'placement lives on the environment', path: 'x-panel.placement', requestId: 'test' } }),
-          })
-        : route.continue(),
-    );
+    // The real server refuses a stored x-panel.placement: 422 compose_invalid, path x-panel.placement.
+    const refused = page.waitForResponse((response) => response.url().endsWith(`/api/client/v1/projects/${projectId}/compose`) && response.status() === 422);
     await pasteInto(page.getByRole('textbox', { name: 'Project base Compose file' }), `${BASE_COMPOSE}x-panel:\n  placement:\n    server_id: x\n`);
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.locator('#compose-problem', { hasText: 'Line 7, column 3: placement lives on the environment' }).waitFor();
-    await page.unroute(`**/api/client/v1/projects/${projectId}`);
+    const answer = await (await refused).json();
+    expect(answer.error).toMatchObject({ code: 'compose_invalid', path: 'x-panel.placement' });
+    await page.locator('#compose-problem', { hasText: 'Line 7, column 3: x-panel.placement is not accepted' }).waitFor();
     await screenshot(page, 'project-server-error');
   }, TIMEOUT);
 

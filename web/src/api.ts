@@ -174,6 +174,11 @@ export const api = {
     list: (query: PageQuery & { organizationId: string }) => call<Page<Workspace>>('GET', 'client/v1/workspaces', undefined, query),
     get: (id: string) => call<Workspace>('GET', `client/v1/workspaces/${id}`),
   },
+  /** A Compose layer saved as YAML text through its own endpoint: only options.compose changes. */
+  compose: {
+    save: (layer: 'projects' | 'environments', id: string, body: { yaml: string; editorView: string }) =>
+      call<{ version: 1; yaml: string; editorView: string | null; updatedAt: string }>('PUT', `client/v1/${layer}/${id}/compose`, body),
+  },
   projects: {
     list: (query: PageQuery & { workspaceId: string }) => call<Page<Project>>('GET', 'client/v1/projects', undefined, query),
     get: (id: string) => call<Project>('GET', `client/v1/projects/${id}`),

@@ -14,20 +14,13 @@ import { type ComposeProblem, mergedPreview, parseText, placeOf, textOf } from '
 type EditorViewPreference = 'split' | 'yaml';
 const BASE = 'base';
 
-interface Saved {
-  /** What the server holds: the text per document key ('base' or an environment id). */
-  texts: Record<string, string>;
-  options: Record<string, Project['options']>;
-}
+/** What the server holds: the text per document key ('base' or an environment id). */
+type Saved = Record<string, string>;
 
 function initialSaved(project: Project, environments: Environment[]): Saved {
-  const texts: Record<string, string> = { [BASE]: textOf(project.options?.compose) };
-  const options: Record<string, Project['options']> = { [BASE]: project.options };
-  for (const environment of environments) {
-    texts[environment.id] = textOf(environment.options?.compose);
-    options[environment.id] = environment.options;
-  }
-  return { texts, options };
+  const texts: Saved = { [BASE]: textOf(project.options?.compose) };
+  for (const environment of environments) texts[environment.id] = textOf(environment.options?.compose);
+  return texts;
 }
 
 const describeProblem = (problem: ComposeProblem) =>
@@ -49,9 +42,9 @@ export function ComposeSection({ project, environments }: { project: Project; en
 
   const environment = environments.find((candidate) => candidate.id === environmentId);
   const documentKey = target === BASE || !environment ? BASE : environment.id;
-  const textFor = (key: string) => drafts[key] ?? saved.texts[key] ?? '';
+  const textFor = (key: string) => drafts[key] ?? saved[key] ?? '';
   const text = textFor(documentKey);
-  const dirty = text !== saved.texts[documentKey];
+  const dirty = text !== saved[documentKey];
   const readOnly = project.component !== null;
 
   const parsed = useMemo(() => parseText(text, view), [text, view]);
@@ -77,9 +70,10 @@ export function ComposeSection({ project, environments }: { project: Project; en
     setBusy(true);
     setStatus('Saving…');
     try {
-      const options = { ...saved.options[documentKey], compose: parsed.document };
-      const stored = documentKey === BASE ? (await api.projects.update(project.id, { options })).options : (await api.environments.update(documentKey, { options })).options;
-      setSaved((previous) => ({ texts: { ...previous.texts, [documentKey]: text }, options: { ...previous.options, [documentKey]: stored } }));
+      // The compose endpoint changes only this layer: other options (the default server) stay.
+      const layer = documentKey === BASE ? { kind: 'projects' as const, id: project.id } : { kind: 'environments' as const, id: documentKey };
+      const stored = await api.compose.save(layer.kind, layer.id, { yaml: text, editorView: view });
+      setSaved((previous) => ({ ...previous, [documentKey]: stored.yaml }));
       setServerProblem(null);
       setStatus('Saved.');
     } catch (error) {
