@@ -24,7 +24,8 @@ import type { Actor } from '../../domain/actor.ts';
 import { containersOfEnvironment, latestDeploymentsOf } from '../../domain/deployments/queries.ts';
 import { loadEnvironment } from '../../domain/environments/service.ts';
 import { DomainError } from '../../lib/errors.ts';
-import { presentContainerRow, presentDeployment } from '../client/v1/deployments.ts';
+import { presentContainer } from '../client/v1/containers.ts';
+import { presentDeployment } from '../client/v1/deployments.ts';
 import { authenticateUpgrade } from '../plugins/ws-auth.ts';
 
 export const CLIENT_WS_PATH = '/ws/client/v1';
@@ -50,7 +51,7 @@ const send = (socket: Sender, message: object) => socket.send(JSON.stringify(mes
 export function presentChange(event: ChangeEvent) {
   return event.type === 'deployment'
     ? { type: 'deployment', environmentId: event.environmentId, deployment: presentDeployment(event.deployment) }
-    : { type: 'container', environmentId: event.environmentId, container: presentContainerRow(event.container) };
+    : { type: 'container', environmentId: event.environmentId, container: presentContainer(event.container) };
 }
 
 function subscribe(deps: AppDeps, socket: Sender, state: SocketState, environmentId: string): void {
@@ -65,7 +66,7 @@ function subscribe(deps: AppDeps, socket: Sender, state: SocketState, environmen
     type: 'subscribed',
     environmentId,
     deployments: latestDeploymentsOf(deps.db, environmentId, SNAPSHOT_DEPLOYMENTS).map(presentDeployment),
-    containers: containersOfEnvironment(deps.db, environmentId).map(presentContainerRow),
+    containers: containersOfEnvironment(deps.db, environmentId).map(presentContainer),
   });
 }
 

@@ -32,7 +32,7 @@ const CreateBody = v.strictObject(
 );
 const UpdateBody = v.strictObject(Json, 'unknown field');
 
-const ContainerSchema = v.object({
+export const ContainerSchema = v.object({
   id: v.string(),
   serviceId: v.string(),
   serverId: v.string(),
@@ -48,7 +48,8 @@ const ContainerSchema = v.object({
   updatedAt: v.string(),
 });
 
-const present = (row: Container) => ({
+/** The container row as GET /containers/:id answers it (also pushed on /ws/client/v1). */
+export const presentContainer = (row: Container) => ({
   id: row.id,
   serviceId: row.serviceId,
   serverId: row.serverId,
@@ -70,7 +71,7 @@ export const containerRoutes = (deps: AppDeps) =>
       '/',
       ({ actor, body, set }) => {
         set.status = 201;
-        return present(createContainer(deps.db, actor, body));
+        return presentContainer(createContainer(deps.db, actor, body));
       },
       {
         body: CreateBody,
@@ -82,7 +83,7 @@ export const containerRoutes = (deps: AppDeps) =>
       '/',
       ({ actor, query }) => {
         const page = listContainers(deps.db, actor, query, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
+        return { data: page.data.map(presentContainer), nextCursor: page.nextCursor };
       },
       {
         query: v.object({ serviceId: v.optional(Uuid), serverId: v.optional(Uuid), ...ListQuery }),
@@ -90,12 +91,12 @@ export const containerRoutes = (deps: AppDeps) =>
         detail: { summary: 'List the containers of a service or of a server' },
       },
     )
-    .get('/:id', ({ actor, params }) => present(loadContainer(deps.db, actor, params.id)), {
+    .get('/:id', ({ actor, params }) => presentContainer(loadContainer(deps.db, actor, params.id)), {
       params: IdParams,
       response: { 200: ContainerSchema, ...errorResponses(401, 404, 422) },
       detail: { summary: 'Read a container' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(updateContainer(deps.db, actor, params.id, body)), {
+    .patch('/:id', ({ actor, params, body }) => presentContainer(updateContainer(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
       response: { 200: ContainerSchema, ...errorResponses(401, 403, 404, 422) },

@@ -7,14 +7,7 @@
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import {
-  type Container,
-  containerRoles,
-  containerStatuses,
-  type Deployment,
-  deploymentKinds,
-  deploymentStatuses,
-} from '../../../db/schema/index.ts';
+import { type Deployment, deploymentKinds, deploymentStatuses } from '../../../db/schema/index.ts';
 import { listDeployments, loadDeployment } from '../../../domain/deployments/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
@@ -43,37 +36,6 @@ export const presentDeployment = (row: Deployment) => ({
   ...timestampsOf(row),
 });
 
-/** The container row as GET /containers/:id answers it. */
-export const presentContainerRow = (row: Container) => ({
-  id: row.id,
-  serviceId: row.serviceId,
-  serverId: row.serverId,
-  containerId: row.containerId,
-  containerName: row.containerName,
-  status: row.status,
-  role: row.role,
-  composeServiceName: row.composeServiceName,
-  ordinal: row.ordinal,
-  metadata: row.metadata,
-  options: row.options,
-  ...timestampsOf(row),
-});
-
-export const ContainerRowSchema = v.object({
-  id: v.string(),
-  serviceId: v.string(),
-  serverId: v.string(),
-  containerId: v.nullable(v.string()),
-  containerName: v.string(),
-  status: v.picklist(containerStatuses),
-  role: v.picklist(containerRoles),
-  composeServiceName: v.string(),
-  ordinal: v.number(),
-  metadata: JsonColumn,
-  options: JsonColumn,
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
 
 export const deploymentRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/deployments', detail: { tags: ['deployments'] } })
