@@ -37,11 +37,20 @@ export interface OrganizationChanges {
   name?: string;
   defaultEnvironmentName?: string;
   isRandomizeUsernames?: boolean;
+  /** Compose host access (privileged, host paths, the Docker socket): root on every server. */
+  isHostAccessAllowed?: boolean;
+  /** Deploy hooks in service options: commands run at deploy. */
+  isDeployHooksEnabled?: boolean;
 }
 
-/** Admins rename the organization and set the defaults new projects and principals use. */
+/**
+ * Admins rename the organization and set the defaults new projects and principals use. The two
+ * opt-ins that hand out power over the servers (host access, deploy hooks) are owners' only.
+ */
 export function updateOrganization(db: Queryable, actor: Actor, id: string, changes: OrganizationChanges): Organization {
+  const touchesOptIns = changes.isHostAccessAllowed !== undefined || changes.isDeployHooksEnabled !== undefined;
   const current = loadOrganization(db, actor, id, 'write');
+  if (touchesOptIns) authorize(actor, id, 'manage', 'organization');
   if (Object.values(changes).every((value) => value === undefined)) return current;
   return updateOrganizationRow(db, id, changes);
 }

@@ -34,6 +34,18 @@ describe('organizations', () => {
     expect((await member('GET', `/organizations/${organizationId}`)).json.name).toBe('Acme Corp');
   });
 
+  test('only owners turn on host access and deploy hooks', async () => {
+    const { admin, asOwner, organizationId } = setup();
+    for (const body of [{ isHostAccessAllowed: true }, { isDeployHooksEnabled: true }]) {
+      const refused = await admin('PATCH', `/organizations/${organizationId}`, body);
+      expect(refused.status).toBe(403);
+    }
+    expect((await admin('GET', `/organizations/${organizationId}`)).json).toMatchObject({ isHostAccessAllowed: false, isDeployHooksEnabled: false });
+    const changed = await asOwner('PATCH', `/organizations/${organizationId}`, { isHostAccessAllowed: true, isDeployHooksEnabled: true });
+    expect(changed.status).toBe(200);
+    expect(changed.json).toMatchObject({ isHostAccessAllowed: true, isDeployHooksEnabled: true });
+  });
+
   test('names are 1 to 255 characters; the default environment name follows the environment pattern', async () => {
     const { admin, organizationId } = setup();
     const patch = (body: unknown) => admin('PATCH', `/organizations/${organizationId}`, body);
@@ -48,7 +60,8 @@ describe('organizations', () => {
       [{ defaultEnvironmentName: repeat(256) }, 'defaultEnvironmentName'],
       [{ defaultEnvironmentName: 'prod:eu' }, 'defaultEnvironmentName'],
       [{ isRandomizeUsernames: 'yes' }, 'isRandomizeUsernames'],
-      [{ isDeployHooksEnabled: true }, 'isDeployHooksEnabled'],
+      [{ isDeployHooksEnabled: 'yes' }, 'isDeployHooksEnabled'],
+      [{ isHostAccessAllowed: 1 }, 'isHostAccessAllowed'],
     ];
     for (const [body, path] of refused) {
       const res = await patch(body);

@@ -26,6 +26,10 @@ const UpdateBody = v.strictObject(
     defaultEnvironmentName: v.optional(EnvironmentName),
     /** New principals get `<username>_<11 random characters>` as their applied username. */
     isRandomizeUsernames: v.optional(v.boolean()),
+    /** Owners only: lets Compose documents use host access (privileged, host paths, the Docker socket). */
+    isHostAccessAllowed: v.optional(v.boolean()),
+    /** Owners only: allows deploy hooks in service options. */
+    isDeployHooksEnabled: v.optional(v.boolean()),
   },
   'unknown field',
 );
