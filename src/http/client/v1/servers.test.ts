@@ -19,7 +19,7 @@ describe('servers', () => {
     const ids = [tree.serverId, addServer('node-2'), addServer('node-3')];
     expect(await collectPages(member, `/servers?organizationId=${organizationId}`, 2)).toEqual(ids);
     const read = await member('GET', `/servers/${ids[1]}`);
-    expect(read.json).toMatchObject({ id: ids[1], organizationId, name: 'node-2', status: 'pending', isLocal: false, hostname: null, lastSeenAt: null });
+    expect(read.json).toMatchObject({ id: ids[1], organizationId, name: 'node-2', status: 'pending', isLocal: false, hostname: null, lastSeenAt: null, flag: null, flaggedAt: null, daemonKeyId: null });
     expect(read.json).not.toHaveProperty('credentialHash');
 
     backdate(t, 'server', ids[1]!);

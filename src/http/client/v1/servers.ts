@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Server, serverStatuses } from '../../../db/schema/index.ts';
+import { type Server, serverFlags, serverStatuses } from '../../../db/schema/index.ts';
 import { deleteServer, listServers, loadServer, renameServer } from '../../../domain/servers/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
@@ -22,6 +22,11 @@ const ServerSchema = v.object({
   isLocal: v.boolean(),
   status: v.picklist(serverStatuses),
   lastSeenAt: v.nullable(v.string()),
+  /** Set when the hub saw something it will not merge silently (e.g. two machines with one machine id). */
+  flag: v.nullable(v.picklist(serverFlags)),
+  flaggedAt: v.nullable(v.string()),
+  /** The daemon key secrets are sealed to; null until a daemon enrolled or said hello. */
+  daemonKeyId: v.nullable(v.string()),
   createdAt: v.string(),
   updatedAt: v.string(),
 });
@@ -35,6 +40,9 @@ const present = (row: Server) => ({
   isLocal: row.isLocal,
   status: row.status,
   lastSeenAt: isoOrNull(row.lastSeenAt),
+  flag: row.flag,
+  flaggedAt: isoOrNull(row.flaggedAt),
+  daemonKeyId: row.daemonKeyId,
   ...timestampsOf(row),
 });
 
