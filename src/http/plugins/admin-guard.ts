@@ -8,7 +8,7 @@ import type { AppDeps } from '../../app.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError, forbidden } from '../../lib/errors.ts';
 import { assertSameOrigin } from './guard.ts';
-import { optionalActor } from './session.ts';
+import { optionalActor } from './guard.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

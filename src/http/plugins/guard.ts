@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../app.ts';
 import { verifyCookieValue } from '../../auth/token.ts';
-import { organization } from '../../db/schema/index.ts';
 import type { Actor } from '../../domain/actor.ts';
+import { installRequired, isInstalled } from '../../domain/identity/install.ts';
 import { resolveActor } from '../../domain/identity/resolve.ts';
 import { DomainError } from '../../lib/errors.ts';
 
@@ -21,10 +21,24 @@ export function readCookie(header: string | null, name: string): string | null {
   return null;
 }
 
-function bearerOf(request: Request): string | null {
-  const header = request.headers.get('authorization');
-  const match = header?.match(/^Bearer\s+(\S+)$/i);
+export function bearerOf(request: Request): string | null {
+  const match = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i);
   return match ? match[1]! : null;
+}
+
+type CredentialDeps = Pick<AppDeps, 'config' | 'keyring' | 'db' | 'clock'>;
+
+/** The verified session token of the request's cookie, or null. */
+export function sessionTokenOf(deps: Pick<AppDeps, 'config' | 'keyring'>, request: Request): string | null {
+  const cookie = readCookie(request.headers.get('cookie'), sessionCookieName(deps.config.publicUrl));
+  return cookie ? verifyCookieValue(deps.keyring, cookie) : null;
+}
+
+/** The caller when the request carries valid credentials (bearer first, then cookie), else null. */
+export function optionalActor(deps: CredentialDeps, request: Request): Actor | null {
+  const bearer = bearerOf(request);
+  const sessionToken = bearer ? null : sessionTokenOf(deps, request);
+  return resolveActor(deps.db, deps.clock, { bearer, sessionToken });
 }
 
 /**
@@ -44,18 +58,9 @@ export function assertSameOrigin(request: Request, publicUrl: string): void {
  * whatever it loads, answering 404 for other organizations.
  */
 export function clientGuard(deps: AppDeps) {
-  const cookieName = sessionCookieName(deps.config.publicUrl);
-  let installed = false;
-  const isInstalled = () => (installed ||= deps.db.select({ id: organization.id }).from(organization).limit(1).get() !== undefined);
-
   return new Elysia({ name: 'client-guard' }).resolve({ as: 'scoped' }, ({ request }): { actor: Actor } => {
-    if (deps.config.runtime === 'self-hosted' && !isInstalled()) {
-      throw new DomainError('install_required', 503, 'Panel is not installed yet; finish the install wizard');
-    }
-    const bearer = bearerOf(request);
-    const cookie = bearer ? null : readCookie(request.headers.get('cookie'), cookieName);
-    const sessionToken = cookie ? verifyCookieValue(deps.keyring, cookie) : null;
-    const actor = resolveActor(deps.db, deps.clock, { bearer, sessionToken });
+    if (deps.config.runtime === 'self-hosted' && !isInstalled(deps.db)) throw installRequired();
+    const actor = optionalActor(deps, request);
     if (!actor) throw new DomainError('unauthenticated', 401, 'sign in or send an API token');
     if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
     return { actor };

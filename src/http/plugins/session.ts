@@ -1,7 +1,7 @@
 /**
  * The session cookie and the pieces auth routes share: writing and clearing the cookie, the
- * install gate (503 before the install, like every client route), and resolving an optional
- * caller for routes that work signed in or not.
+ * install gate (503 before the install, like every client route). Reading credentials lives in
+ * guard.ts.
  *
  * Cookie: `<name>=<token>.<hmac>; Path=/; HttpOnly; SameSite=Lax` (+ Secure over https, where the
  * name carries the __Host- prefix). Max-Age is the browser's cap (400 days): the server-side
@@ -10,11 +10,9 @@
  */
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../app.ts';
-import { signCookieValue, verifyCookieValue } from '../../auth/token.ts';
-import type { Actor } from '../../domain/actor.ts';
+import { signCookieValue } from '../../auth/token.ts';
 import { installRequired, isInstalled } from '../../domain/identity/install.ts';
-import { resolveActor } from '../../domain/identity/resolve.ts';
-import { assertSameOrigin, readCookie, sessionCookieName } from './guard.ts';
+import { assertSameOrigin, sessionCookieName } from './guard.ts';
 
 export const COOKIE_MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 
@@ -39,24 +37,6 @@ export function setSessionCookie(set: HeaderSet, deps: CookieDeps, token: string
 
 export function clearSessionCookie(set: HeaderSet, deps: CookieDeps): void {
   set.headers['set-cookie'] = clearedSessionCookieHeader(deps);
-}
-
-/** The verified session token of the request's cookie, or null. */
-export function sessionTokenOf(deps: CookieDeps, request: Request): string | null {
-  const cookie = readCookie(request.headers.get('cookie'), sessionCookieName(deps.config.publicUrl));
-  return cookie ? verifyCookieValue(deps.keyring, cookie) : null;
-}
-
-function bearerOf(request: Request): string | null {
-  const match = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i);
-  return match ? match[1]! : null;
-}
-
-/** The caller when the request carries valid credentials (bearer first, then cookie), else null. */
-export function optionalActor(deps: Pick<AppDeps, 'config' | 'keyring' | 'db' | 'clock'>, request: Request): Actor | null {
-  const bearer = bearerOf(request);
-  const sessionToken = bearer ? null : sessionTokenOf(deps, request);
-  return resolveActor(deps.db, deps.clock, { bearer, sessionToken });
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AppDeps } from '../../app.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { assertSameOrigin } from './guard.ts';
-import { optionalActor } from './session.ts';
+import { optionalActor } from './guard.ts';
 
 export function authenticateUpgrade(deps: Pick<AppDeps, 'config' | 'keyring' | 'db' | 'clock'>, request: Request): Actor {
   const actor = optionalActor(deps, request);

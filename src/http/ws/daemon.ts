@@ -15,6 +15,7 @@
 import type { ServerWebSocket } from 'bun';
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../app.ts';
+import { bearerOf } from '../plugins/guard.ts';
 import type { HubClaim } from '../../daemon/hub.ts';
 import { DomainError } from '../../lib/errors.ts';
 
@@ -24,11 +25,6 @@ interface RawHandlers {
   daemonClaim?: HubClaim;
   message?: (socket: ServerWebSocket<unknown>, message: string | Buffer) => void;
   close?: (socket: ServerWebSocket<unknown>, code: number, reason: string) => void;
-}
-
-function bearerOf(request: Request): string | null {
-  const match = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i);
-  return match ? match[1]! : null;
 }
 
 /** The claim of an upgrade, or a 401 before any socket exists. */

@@ -16,7 +16,8 @@ import { resolveActor } from '../../../domain/identity/resolve.ts';
 import { revokeSession } from '../../../domain/identity/sessions.ts';
 import { type SessionStarted, signInWithPassword, signInWithSecondFactor, type SignInResult } from '../../../domain/identity/sign-in.ts';
 import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
-import { assertCookieWriteOrigin, clearSessionCookie, installGate, sessionTokenOf, setSessionCookie } from '../../plugins/session.ts';
+import { sessionTokenOf } from '../../plugins/guard.ts';
+import { assertCookieWriteOrigin, clearSessionCookie, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
 import {
   ChallengeEnvelope,
