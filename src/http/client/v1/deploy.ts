@@ -12,6 +12,7 @@
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
+import type { Actor } from '../../../domain/actor.ts';
 import { planDeploy } from '../../../domain/deploy/plan.ts';
 import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';
 import { DomainError } from '../../../lib/errors.ts';
@@ -43,8 +44,17 @@ function announce(deps: AppDeps, enqueued: Enqueued): void {
   deps.hub.dispatch(enqueued.command.serverId);
 }
 
-export const deployRoutes = (deps: AppDeps) =>
-  new Elysia({ prefix: '/environments', detail: { tags: ['environments'] } })
+export const deployRoutes = (deps: AppDeps) => {
+  /** Stop and destroy differ only in the command kind they enqueue. */
+  const teardown =
+    (kind: 'stop' | 'destroy') =>
+    ({ actor, params, set }: { actor: Actor; params: { id: string }; set: { status?: number | string } }) => {
+      const enqueued = enqueueTeardown(deps, actor, params.id, kind);
+      announce(deps, enqueued);
+      set.status = 202;
+      return presentDeployment(enqueued.deployment);
+    };
+  return new Elysia({ prefix: '/environments', detail: { tags: ['environments'] } })
     .use(clientGuard(deps))
     .post(
       '/:id/deploy',
@@ -68,33 +78,16 @@ export const deployRoutes = (deps: AppDeps) =>
         },
       },
     )
-    .post(
-      '/:id/stop',
-      ({ actor, params, set }) => {
-        const enqueued = enqueueTeardown(deps, actor, params.id, 'stop');
-        announce(deps, enqueued);
-        set.status = 202;
-        return presentDeployment(enqueued.deployment);
-      },
-      {
-        params: IdParams,
-        body: NoBody,
-        response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
-        detail: { summary: "Stop the environment's containers on the server it was last deployed to (volumes kept)" },
-      },
-    )
-    .post(
-      '/:id/destroy',
-      ({ actor, params, set }) => {
-        const enqueued = enqueueTeardown(deps, actor, params.id, 'destroy');
-        announce(deps, enqueued);
-        set.status = 202;
-        return presentDeployment(enqueued.deployment);
-      },
-      {
-        params: IdParams,
-        body: NoBody,
-        response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
-        detail: { summary: "Destroy the environment's containers and volumes on the server it was last deployed to" },
-      },
-    );
+    .post('/:id/stop', teardown('stop'), {
+      params: IdParams,
+      body: NoBody,
+      response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      detail: { summary: "Stop the environment's containers on the server it was last deployed to (volumes kept)" },
+    })
+    .post('/:id/destroy', teardown('destroy'), {
+      params: IdParams,
+      body: NoBody,
+      response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      detail: { summary: "Destroy the environment's containers and volumes on the server it was last deployed to" },
+    });
+};
