@@ -3,6 +3,7 @@
  * beside api.ts, whose `call` does the transport and error mapping.
  */
 import { call, type Environment, type Page, type Project } from './api.ts';
+import type { ResolvedVariable } from '../../src/compose/variables.ts';
 
 export type VariableScope = 'organization' | 'workspace' | 'project' | 'environment' | 'service';
 export type ScopeQuery = Partial<Record<`${VariableScope}Id`, string>>;
@@ -96,21 +97,8 @@ export interface ContainerRow {
   updatedAt: string;
 }
 
-interface VariableSource {
-  variableId: string;
-  scope: string;
-  scopeId: string;
-}
-
-export interface ResolvedEntry extends VariableSource {
-  key: string;
-  value: string | null;
-  isSecret: boolean;
-  isLiteral: boolean;
-  forBuild: boolean;
-  forRuntime: boolean;
-  shadowed: VariableSource[];
-}
+/** A resolved variable with its provenance, exactly as src/compose/variables.ts produces it. */
+export type ResolvedEntry = ResolvedVariable;
 
 export interface DeployPreview {
   server: { id: string; name: string };
