@@ -1,13 +1,13 @@
 /**
  * The console: the single-page app in web/, served at `/` and at every client-side route.
  *
- * Bundling: web/index.html (the app) and web/editor.html (the Compose editor, a module of its
- * own so that the first page does not wait for CodeMirror) are HTML imports. Inside the
- * executable (`bun build --compile`) Bun has already bundled them and `files` lists the embedded
- * outputs; from source (`npm start`, `bun test`) there is no `files`, so the same HTML is bundled
- * with Bun.build on the first request. Either way the outputs are read into memory, gzipped
- * once, and served at the root under their hashed names as immutable; the page gets a strict
- * Content-Security-Policy and the address of the editor module.
+ * Bundling: web/index.html is an HTML import, bundled with code splitting, so each `import()` in
+ * the console (web/src/lazy.tsx: the signed-in pages, the Compose editor, the QR encoder) is a
+ * chunk the first page does not wait for. Inside the executable (`bun build --compile
+ * --splitting`) Bun has already bundled it and `files` lists the embedded outputs; from source
+ * (`npm start`, `bun test`) there is no `files`, so the same HTML is bundled with Bun.build on
+ * the first request. Either way the outputs are read into memory, gzipped once, and served at
+ * the root under their hashed names as immutable; the page gets a strict Content-Security-Policy.
  *
  * The page carries a per-request nonce (meta `csp-nonce`): CodeMirror injects its styles in a
  * <style> element and passes the nonce on; scripts are never inline (script-src 'self').
@@ -17,12 +17,10 @@ import { Elysia } from 'elysia';
 import { basename } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import consolePage from '../../web/index.html';
-import editorModulePage from '../../web/editor.html';
 import { DomainError } from '../lib/errors.ts';
 
-/** Written in web/index.html where the per-request nonce and the editor module's address go. */
+/** Written in web/index.html where the per-request nonce goes. */
 const NONCE_PLACEHOLDER = '__CSP_NONCE__';
-const EDITOR_PLACEHOLDER = '__EDITOR_MODULE__';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const COMPRESSIBLE = /^(text\/|application\/(javascript|json)|image\/svg)/;
 
@@ -54,7 +52,7 @@ async function outputFiles(html: HTMLBundle): Promise<OutputFile[]> {
       })),
     );
   }
-  const result = await Bun.build({ entrypoints: [html.index], target: 'browser', minify: true });
+  const result = await Bun.build({ entrypoints: [html.index], target: 'browser', minify: true, splitting: true });
   if (!result.success) throw new AggregateError(result.logs, `${html.index} does not bundle`);
   return Promise.all(
     result.outputs.map(async (output) => ({ name: basename(output.path), contentType: output.type, body: new Uint8Array(await output.arrayBuffer()) })),
@@ -62,7 +60,6 @@ async function outputFiles(html: HTMLBundle): Promise<OutputFile[]> {
 }
 
 const isHtml = (file: OutputFile) => file.contentType.startsWith('text/html');
-const isScript = (file: OutputFile) => file.contentType.startsWith('text/javascript');
 
 function toAsset(file: OutputFile): ConsoleAsset {
   const compressed = COMPRESSIBLE.test(file.contentType) ? gzipSync(file.body, { level: 9 }) : null;
@@ -74,18 +71,16 @@ function toAsset(file: OutputFile): ConsoleAsset {
 }
 
 /**
- * The page and the assets of both bundles. The page refers to an asset as "./name" (Bun.build)
- * or "/name" (inside the executable); "/name" holds on every client-side route.
+ * The page and its assets (scripts, chunks, styles). The page refers to an asset as "./name"
+ * (Bun.build) or "/name" (inside the executable); "/name" holds on every client-side route.
  */
-export function assembleBundle(appFiles: OutputFile[], editorFiles: OutputFile[]): ConsoleBundle {
-  const html = appFiles.find(isHtml);
+export function assembleBundle(files: OutputFile[]): ConsoleBundle {
+  const html = files.find(isHtml);
   if (!html) throw new Error('the console bundle has no HTML page');
-  const editorScripts = editorFiles.filter(isScript);
-  if (editorScripts.length !== 1) throw new Error(`the Compose editor must bundle to one script, not ${editorScripts.length}`);
-  const files = [...appFiles.filter((file) => file !== html), editorScripts[0]!];
-  const assets = new Map(files.map((file) => [file.name, toAsset(file)]));
-  if (assets.size !== files.length) throw new Error('two console files share a name');
-  let text = new TextDecoder().decode(html.body).replace(EDITOR_PLACEHOLDER, `/${editorScripts[0]!.name}`);
+  const assetFiles = files.filter((file) => file !== html);
+  const assets = new Map(assetFiles.map((file) => [file.name, toAsset(file)]));
+  if (assets.size !== assetFiles.length) throw new Error('two console files share a name');
+  let text = new TextDecoder().decode(html.body);
   for (const name of assets.keys()) text = text.replaceAll(`"./${name}"`, `"/${name}"`);
   const [before, after, ...rest] = text.split(NONCE_PLACEHOLDER);
   if (before === undefined || after === undefined || rest.length > 0) throw new Error(`web/index.html must hold ${NONCE_PLACEHOLDER} once`);
@@ -93,8 +88,7 @@ export function assembleBundle(appFiles: OutputFile[], editorFiles: OutputFile[]
 }
 
 export async function loadConsoleBundle(): Promise<ConsoleBundle> {
-  const [appFiles, editorFiles] = await Promise.all([outputFiles(consolePage), outputFiles(editorModulePage)]);
-  return assembleBundle(appFiles, editorFiles);
+  return assembleBundle(await outputFiles(consolePage));
 }
 
 /** Scripts from this origin only, never inline; styles from this origin or carrying the nonce. */

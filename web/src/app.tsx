@@ -10,7 +10,7 @@ import { Loading } from './data.tsx';
 import { InstallPage } from './pages/install.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { navigate, usePageTitle } from './router.tsx';
-import { Shell } from './shell.tsx';
+import { lazyComponent, whenIdle } from './lazy.tsx';
 
 export type AppState =
   | { kind: 'starting' }
@@ -35,6 +35,9 @@ function markReady(): void {
   performance.mark('panel:app-ready');
 }
 
+/** The signed-in pages are a chunk of their own: sign-in and install never wait for them. */
+const Shell = lazyComponent(() => import('./shell.tsx').then((module) => module.Shell), 'your organizations');
+
 const ENTRY_PATHS = new Set(['/install', '/sign-in']);
 
 /** `firstState` is discover() started before the first render, so the page waits for no frame. */
@@ -50,6 +53,8 @@ export function App({ firstState }: { firstState: Promise<AppState> }) {
   }, []);
   useEffect(() => {
     if (state.kind !== 'starting') markReady();
+    // Whoever signs in next needs the signed-in pages: fetch them once the page is idle.
+    if (state.kind === 'signed-out' || state.kind === 'install') return whenIdle(Shell.preload);
     if (state.kind === 'signed-in' && ENTRY_PATHS.has(location.pathname)) navigate('/', { replace: true });
   }, [state.kind]);
 

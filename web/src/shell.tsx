@@ -7,7 +7,8 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Organization, type SessionSummary } from './api.ts';
 import { CurrentOrganization } from './current-organization.ts';
-import { preloadComposeEditor } from './compose/host.tsx';
+import { ComposeEditorHost } from './compose/host.tsx';
+import { whenIdle } from './lazy.tsx';
 import { ListView, useList } from './data.tsx';
 import { FormAlert, useForm } from './forms.tsx';
 import { OrganizationPage, WorkspacePage } from './pages/browse.tsx';
@@ -44,12 +45,7 @@ export function Shell({ session, onSignedOut }: { session: SessionSummary; onSig
   const organizations = useList('organizations', (cursor) => api.organizations.list({ cursor }));
   const [chosen, setChosen] = useState<string | null>(null);
   const current = chosen ?? organizations.data?.[0]?.id;
-  useEffect(() => {
-    // Fetch the editor module while the browser is idle (Safari has no requestIdleCallback).
-    if (!('requestIdleCallback' in window)) return void setTimeout(preloadComposeEditor, 2000);
-    const idle = requestIdleCallback(preloadComposeEditor);
-    return () => cancelIdleCallback(idle);
-  }, []);
+  useEffect(() => whenIdle(ComposeEditorHost.preload), []);
 
   return (
     <CurrentOrganization.Provider value={setChosen}>
