@@ -21,6 +21,8 @@
  * - tick() (every tickIntervalMs once started; tests call it with a manual clock) closes
  *   connections without hello or silent for idleTimeoutMs, pings every pingIntervalMs, writes
  *   last_seen_at in one batch and runs the command expiry sweep.
+ * - Connects and disconnects are published on the change feed (feed.server) for /ws/client/v1;
+ *   the tick's last_seen_at touches of connected servers are not (a connected server is seen now).
  */
 import type { Db } from '../db/client.ts';
 import type { Server } from '../db/schema/index.ts';
@@ -225,6 +227,7 @@ export class DaemonHub {
     this.byServer.set(server.id, connection);
     if (previous && previous !== connection) this.terminate(previous, CLOSE_CODES.replaced, 'replaced by a newer connection of this server');
     logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
+    this.feed.server(server);
     this.send(connection, { type: 'welcome', serverId: server.id });
     this.deliver(connection);
   }
@@ -377,7 +380,8 @@ export class DaemonHub {
     const { serverId } = connection;
     if (serverId && this.byServer.get(serverId) === connection) {
       this.byServer.delete(serverId);
-      markDisconnected(this.options.db, serverId, this.options.clock.now());
+      const row = markDisconnected(this.options.db, serverId, this.options.clock.now());
+      if (row) this.feed.server(row);
     }
   }
 }

@@ -97,8 +97,9 @@ export function flagDuplicateMachine(db: Queryable, serverIds: readonly string[]
   db.update(server).set({ flag: 'duplicate_machine_id', flaggedAt: now }).where(inArray(server.id, [...serverIds])).run();
 }
 
-export function markDisconnected(db: Queryable, serverId: string, now: Date): void {
-  db.update(server).set({ status: 'disconnected', lastSeenAt: now }).where(eq(server.id, serverId)).run();
+/** The record as it is now, or undefined when the server was deleted meanwhile. */
+export function markDisconnected(db: Queryable, serverId: string, now: Date): Server | undefined {
+  return db.update(server).set({ status: 'disconnected', lastSeenAt: now }).where(eq(server.id, serverId)).returning().get();
 }
 
 /** At start: no daemon is connected to a hub that was not running. */

@@ -14,6 +14,11 @@ export function listServersOf(db: Queryable, organizationId: string, page: PageR
   return toPage(db.select().from(server).where(where).orderBy(server.id).limit(fetch).all(), limit);
 }
 
+/** Every server of the organization, in list order (the /ws/client/v1 snapshot). */
+export function serversOfOrganization(db: Queryable, organizationId: string): Server[] {
+  return db.select().from(server).where(eq(server.organizationId, organizationId)).orderBy(server.id).all();
+}
+
 export function updateServerRow(db: Queryable, id: string, changes: Partial<NewServer>): Server {
   return db.update(server).set(changes).where(eq(server.id, id)).returning().get()!;
 }

@@ -48,7 +48,8 @@ export function renameServer(db: Queryable, actor: Actor, id: string, name: stri
   return updateServerRow(db, id, { name });
 }
 
-export function deleteServer(db: Queryable, actor: Actor, id: string): void {
+/** Answers the deleted row. */
+export function deleteServer(db: Queryable, actor: Actor, id: string): Server {
   const row = loadServer(db, actor, id, 'write');
   const dependent = firstDependent([
     ['environments pinned to it', () => isServerPinned(db, id)],
@@ -58,4 +59,5 @@ export function deleteServer(db: Queryable, actor: Actor, id: string): void {
   ]);
   if (dependent) throw hasDependents('server', dependent);
   deleteRestricted('server', () => deleteServerRow(db, id));
+  return row;
 }

@@ -1,26 +1,73 @@
 /**
- * The servers of an organization: connected or not and when last seen, rename, delete (a 409
+ * The servers of an organization: connected or not and when last seen, updated live over
+ * /ws/client/v1 (live-servers.ts; until the first snapshot, and if the socket is refused, the
+ * GET /servers list is shown), their tags (with a tag filter), rename, delete (a 409
  * has_dependents is explained), and "Add server": a join token whose exact `panel daemon join`
  * command is shown once, with a copy button.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiError } from '../api.ts';
 import { ConfirmDialog, CopyableCommand } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { type CreatedJoinToken, deployApi, type Server } from '../deploy-api.ts';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { useLiveServers } from '../live-servers.ts';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
+import { TagPicker, useTagFilter } from './tags.tsx';
+
+const CONNECTION_TEXT = {
+  connecting: 'Connecting to live updates…',
+  live: 'Live: connections and disconnections appear as they happen.',
+  reconnecting: 'Live updates interrupted; reconnecting…',
+  refused: 'Live updates are not available',
+};
 
 const explainDelete = (error: ApiError) =>
   error.code === 'has_dependents'
     ? `This server is still in use: ${error.message}. Move environments pinned to it (and projects using it as their default) to another server, and stop or destroy what runs on it, then delete it.`
     : undefined;
 
-function lastSeen(server: Server): string {
-  if (server.status === 'connected') return 'now';
-  return server.lastSeenAt ? new Date(server.lastSeenAt).toLocaleString() : 'never';
+const RELATIVE_UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86_400],
+  ['month', 30 * 86_400],
+  ['week', 7 * 86_400],
+  ['day', 86_400],
+  ['hour', 3_600],
+  ['minute', 60],
+];
+
+/** "5 minutes ago", "yesterday"; under a minute "just now". */
+function relativeTime(iso: string, now: number): string {
+  const seconds = (Date.parse(iso) - now) / 1000;
+  const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  for (const [unit, size] of RELATIVE_UNITS) {
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  }
+  return 'just now';
+}
+
+/** The current time, refreshed every `everyMs` so relative times move on (nothing is fetched). */
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
+
+function LastSeen({ server, now }: { server: Server; now: number }) {
+  if (!server.lastSeenAt) return <span class="muted">never</span>;
+  const exact = new Date(server.lastSeenAt).toLocaleString();
+  // A connected server's last_seen_at is only refreshed in the database, not pushed: it is seen now.
+  const connected = server.status === 'connected';
+  return (
+    <time dateTime={server.lastSeenAt} title={connected ? `Connected; last recorded ${exact}` : exact}>
+      {connected ? 'now' : relativeTime(server.lastSeenAt, now)}
+    </time>
+  );
 }
 
 function RenameForm({ server, onDone }: { server: Server; onDone: () => void }) {
@@ -45,10 +92,23 @@ function RenameForm({ server, onDone }: { server: Server; onDone: () => void }) 
   );
 }
 
+/** Its own component so its busy state goes with it when the created command replaces it. */
+function CreateJoinCommand({ organizationId, onCreated }: { organizationId: string; onCreated: (created: CreatedJoinToken) => void }) {
+  const form = useForm([]);
+  const submit = form.onSubmit(async () => onCreated(await deployApi.joinTokens.create(organizationId)));
+  return (
+    <form ref={form.formRef} onSubmit={submit}>
+      <p class="muted">Creates a one-time join token and shows the command that enrolls a server with it.</p>
+      <FormAlert problem={form.problem} />
+      <SubmitButton busy={form.busy} busyLabel="Creating the join token…">
+        Create join command
+      </SubmitButton>
+    </form>
+  );
+}
+
 function AddServer({ organizationId }: { organizationId: string }) {
   const [created, setCreated] = useState<CreatedJoinToken | null>(null);
-  const form = useForm([]);
-  const submit = form.onSubmit(async () => setCreated(await deployApi.joinTokens.create(organizationId)));
   return (
     <section aria-labelledby="add-server-heading" class="card">
       <h2 id="add-server-heading">Add server</h2>
@@ -64,89 +124,128 @@ function AddServer({ organizationId }: { organizationId: string }) {
           </button>
         </>
       ) : (
-        <form ref={form.formRef} onSubmit={submit}>
-          <p class="muted">Creates a one-time join token and shows the command that enrolls a server with it.</p>
-          <FormAlert problem={form.problem} />
-          <SubmitButton busy={form.busy} busyLabel="Creating the join token…">
-            Create join command
-          </SubmitButton>
-        </form>
+        <CreateJoinCommand organizationId={organizationId} onCreated={setCreated} />
       )}
     </section>
   );
 }
 
+interface TableProps {
+  organizationId: string;
+  /** Reloads the list after a rename; absent while the live socket pushes changes. */
+  onChanged?: () => void;
+  onDelete: (server: Server) => void;
+}
+
+function ServerTable({ servers, organizationId, onChanged, onDelete }: TableProps & { servers: Server[] }) {
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const now = useNow(30_000);
+  return (
+    <div class="table-scroll">
+      <table aria-label="Servers">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Status</th>
+            <th scope="col">Last seen</th>
+            <th scope="col">Host</th>
+            <th scope="col">Tags</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {servers.map((server) => (
+            <tr key={server.id} data-server-status={server.status}>
+              <th scope="row">
+                {server.name}
+                {server.isLocal && <span class="badge">Local</span>}
+              </th>
+              <td>
+                <span class={`status status-${server.status}`}>{server.status}</span>
+              </td>
+              <td>
+                <LastSeen server={server} now={now} />
+              </td>
+              <td>{server.hostname ?? <span class="muted">unknown</span>}</td>
+              <td>
+                <TagPicker taggable="servers" id={server.id} organizationId={organizationId} />
+              </td>
+              <td>
+                {renaming === server.id ? (
+                  <RenameForm
+                    server={server}
+                    onDone={() => {
+                      setRenaming(null);
+                      onChanged?.();
+                    }}
+                  />
+                ) : (
+                  <div class="row compact">
+                    <button type="button" onClick={() => setRenaming(server.id)} aria-label={`Rename ${server.name}`}>
+                      Rename
+                    </button>
+                    <button type="button" class="danger" onClick={() => onDelete(server)} aria-label={`Delete ${server.name}`}>
+                      Delete
+                    </button>
+                  </div>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The table of the servers that carry the chosen tag (all of them while none is chosen). */
+function FilteredServers({ servers, ...table }: TableProps & { servers: Server[] }) {
+  const filter = useTagFilter('servers', table.organizationId, servers);
+  return (
+    <>
+      {filter.select}
+      {!filter.kept ? (
+        <p class="muted" role="status">
+          Filtering…
+        </p>
+      ) : servers.length === 0 ? (
+        <p class="muted">No servers yet. Add one below.</p>
+      ) : filter.kept.length === 0 ? (
+        <p class="muted">No server carries that tag.</p>
+      ) : (
+        <ServerTable servers={filter.kept} {...table} />
+      )}
+    </>
+  );
+}
+
 export function ServersPage({ organizationId }: { organizationId: string }) {
   const organization = useResource(`organization:${organizationId}`, () => api.organizations.get(organizationId));
-  const servers = useList(`servers:${organizationId}`, (cursor) => deployApi.servers.list({ organizationId, cursor }));
-  const [renaming, setRenaming] = useState<string | null>(null);
+  const listed = useList(`servers:${organizationId}`, (cursor) => deployApi.servers.list({ organizationId, cursor }));
+  const live = useLiveServers(organizationId);
   const [deleting, setDeleting] = useState<Server | null>(null);
   useCurrentOrganization(organizationId);
   usePageTitle('Servers');
 
   if (organization.error) return <LoadFailed error={organization.error} what="the organization" retry={organization.reload} />;
   if (!organization.data) return <Loading what="the organization" />;
+  // Live rows need no reload: the socket pushes renames and deletes too.
+  const table = { organizationId, onChanged: live.servers ? undefined : listed.reload, onDelete: setDeleting };
   return (
     <>
       <Breadcrumbs items={[{ label: organization.data.name, href: `/organizations/${organizationId}` }, { label: 'Servers' }]} />
       <h1 tabIndex={-1}>Servers</h1>
-      <div class="row">
-        <button type="button" onClick={servers.reload}>
-          Refresh
-        </button>
-      </div>
-      <ListView list={servers} what="servers" empty="No servers yet. Add one below.">
-        {(items) => (
-          <div class="table-scroll">
-            <table aria-label="Servers">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Last seen</th>
-                  <th scope="col">Host</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((server) => (
-                  <tr key={server.id}>
-                    <th scope="row">
-                      {server.name}
-                      {server.isLocal && <span class="badge">Local</span>}
-                    </th>
-                    <td>
-                      <span class={`status status-${server.status}`}>{server.status}</span>
-                    </td>
-                    <td>{lastSeen(server)}</td>
-                    <td>{server.hostname ?? <span class="muted">unknown</span>}</td>
-                    <td>
-                      {renaming === server.id ? (
-                        <RenameForm
-                          server={server}
-                          onDone={() => {
-                            setRenaming(null);
-                            servers.reload();
-                          }}
-                        />
-                      ) : (
-                        <div class="row compact">
-                          <button type="button" onClick={() => setRenaming(server.id)} aria-label={`Rename ${server.name}`}>
-                            Rename
-                          </button>
-                          <button type="button" class="danger" onClick={() => setDeleting(server)} aria-label={`Delete ${server.name}`}>
-                            Delete
-                          </button>
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </ListView>
+      <p class="muted" role="status">
+        {CONNECTION_TEXT[live.connection]}
+        {live.problem && `: ${live.problem}`}
+      </p>
+      {live.servers ? (
+        <FilteredServers servers={live.servers} {...table} />
+      ) : (
+        <ListView list={listed} what="servers" empty="No servers yet. Add one below.">
+          {(items) => <FilteredServers servers={items} {...table} />}
+        </ListView>
+      )}
       <AddServer organizationId={organizationId} />
       {deleting && (
         <ConfirmDialog
@@ -156,7 +255,7 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
             await deployApi.servers.remove(deleting.id);
-            servers.reload();
+            table.onChanged?.();
           }}
         >
           <p>Panel forgets this server and its daemon can no longer connect. Its containers are not touched.</p>

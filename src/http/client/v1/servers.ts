@@ -31,7 +31,8 @@ const ServerSchema = v.object({
   updatedAt: v.string(),
 });
 
-const present = (row: Server) => ({
+/** The server as GET /servers/:id answers it (also pushed on /ws/client/v1). */
+export const presentServer = (row: Server) => ({
   id: row.id,
   organizationId: row.organizationId,
   name: row.name,
@@ -53,7 +54,7 @@ export const serverRoutes = (deps: AppDeps) =>
       '/',
       ({ actor, query }) => {
         const page = listServers(deps.db, actor, query.organizationId, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
+        return { data: page.data.map(presentServer), nextCursor: page.nextCursor };
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
@@ -61,21 +62,29 @@ export const serverRoutes = (deps: AppDeps) =>
         detail: { summary: 'List the servers of an organization' },
       },
     )
-    .get('/:id', ({ actor, params }) => present(loadServer(deps.db, actor, params.id)), {
+    .get('/:id', ({ actor, params }) => presentServer(loadServer(deps.db, actor, params.id)), {
       params: IdParams,
       response: { 200: ServerSchema, ...errorResponses(401, 404, 422) },
       detail: { summary: 'Read a server' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(renameServer(deps.db, actor, params.id, body.name)), {
-      params: IdParams,
-      body: UpdateBody,
-      response: { 200: ServerSchema, ...errorResponses(401, 403, 404, 422) },
-      detail: { summary: 'Rename a server' },
-    })
+    .patch(
+      '/:id',
+      ({ actor, params, body }) => {
+        const row = renameServer(deps.db, actor, params.id, body.name);
+        deps.hub.feed.server(row);
+        return presentServer(row);
+      },
+      {
+        params: IdParams,
+        body: UpdateBody,
+        response: { 200: ServerSchema, ...errorResponses(401, 403, 404, 422) },
+        detail: { summary: 'Rename a server' },
+      },
+    )
     .delete(
       '/:id',
       ({ actor, params, set }) => {
-        deleteServer(deps.db, actor, params.id);
+        deps.hub.feed.serverDeleted(deleteServer(deps.db, actor, params.id));
         set.status = 204;
       },
       {

@@ -37,6 +37,8 @@ export const daemonV1 = (deps: AppDeps) =>
     ({ body, request, server, set }) =>
       withRetryAfter(set, () => {
         const enrolled = enrollServer(deps.db, deps.clock, body, clientAddress(server, request));
+        // Published before the disconnect, whose own (newer) event then says the server is disconnected.
+        deps.hub.feed.server(enrolled.server);
         if (enrolled.reenrolled) deps.hub.disconnect(enrolled.server.id, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment');
         deps.logger.info('server enrolled', { serverId: enrolled.server.id, organizationId: enrolled.server.organizationId, reenrolled: enrolled.reenrolled });
         set.status = enrolled.reenrolled ? 200 : 201;
