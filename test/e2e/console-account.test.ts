@@ -171,6 +171,12 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
     await hosting.getByRole('button', { name: 'Save storefront' }).click();
     await page.waitForResponse((response) => response.url().includes('/api/client/v1/hostings?') && response.ok());
     await screenshot(page, 'service-hostings');
+    // The saved protocol is what the form shows after a reload (a select has no defaultValue).
+    await hosting.getByLabel('Protocol of storefront').selectOption('tcp');
+    await hosting.getByRole('button', { name: 'Save storefront' }).click();
+    await page.waitForResponse((response) => response.url().includes('/api/client/v1/hostings?') && response.ok());
+    await page.reload();
+    expect(await page.getByRole('form', { name: 'Hosting storefront' }).getByLabel('Protocol of storefront').inputValue()).toBe('tcp');
     await page.getByRole('button', { name: 'Delete hosting storefront' }).click();
     await hosting.waitFor({ state: 'detached' });
   }, TIMEOUT);

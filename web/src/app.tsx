@@ -1,15 +1,16 @@
 /**
  * The console's root: finds out whether Panel is installed and who is signed in, then shows the
- * install wizard, the sign-in page or the signed-in shell. Once the first of those is on screen
- * it sets the app-ready marker (performance mark `panel:app-ready`, html[data-app-ready]) that
- * the browser tests and scripts/bench/console.ts wait for.
+ * install wizard, the sign-in page or the signed-in shell (an invitation link opens its
+ * acceptance page signed in or out). Once the first of those is on screen it sets the app-ready
+ * marker (performance mark `panel:app-ready`, html[data-app-ready]) that the browser tests and
+ * scripts/bench/console.ts wait for.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, SESSION_ENDED_EVENT, type SessionSummary } from './api.ts';
 import { Loading } from './data.tsx';
 import { InstallPage } from './pages/install.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
-import { navigate, usePageTitle } from './router.tsx';
+import { navigate, usePageTitle, usePath } from './router.tsx';
 import { lazyComponent, whenIdle } from './lazy.tsx';
 
 export type AppState =
@@ -40,10 +41,15 @@ const Shell = lazyComponent(() => import('./shell.tsx').then((module) => module.
 
 const ENTRY_PATHS = new Set(['/install', '/sign-in']);
 
+/** Opened from an invitation link, signed in or out: a chunk of its own too. */
+const ACCEPT_INVITATION_PATH = '/invitations/accept';
+const AcceptInvitation = lazyComponent(() => import('./pages/accept-invitation.tsx').then((module) => module.AcceptInvitationPage), 'the invitation');
+
 /** `firstState` is discover() started before the first render, so the page waits for no frame. */
 export function App({ firstState }: { firstState: Promise<AppState> }) {
   const [state, setState] = useState<AppState>({ kind: 'starting' });
   const refresh = useCallback(() => void discover().then(setState), []);
+  const path = usePath();
 
   useEffect(() => void firstState.then(setState), []);
   useEffect(() => {
@@ -57,6 +63,22 @@ export function App({ firstState }: { firstState: Promise<AppState> }) {
     if (state.kind === 'signed-out' || state.kind === 'install') return whenIdle(Shell.preload);
     if (state.kind === 'signed-in' && ENTRY_PATHS.has(location.pathname)) navigate('/', { replace: true });
   }, [state.kind]);
+
+  if (path === ACCEPT_INVITATION_PATH && (state.kind === 'signed-in' || state.kind === 'signed-out')) {
+    const accepted = async (organizationId: string) => {
+      const next = await discover();
+      navigate(`/organizations/${organizationId}`, { replace: true });
+      setState(next);
+    };
+    return (
+      <AcceptInvitation
+        session={state.kind === 'signed-in' ? state.session : null}
+        onAccepted={accepted}
+        onSignedIn={refresh}
+        onSignedOut={() => setState({ kind: 'signed-out' })}
+      />
+    );
+  }
 
   switch (state.kind) {
     case 'starting':

@@ -64,12 +64,21 @@ export function Link({ href, children, ...rest }: LinkProps) {
 }
 
 /**
+ * Someone working inside the page (a field or button of main has focus, as after a rename) keeps
+ * their focus when the title changes; a navigation removes what was clicked, or it was outside.
+ */
+function isWorkingInPage(): boolean {
+  const active = document.activeElement;
+  return active instanceof HTMLElement && active.tagName !== 'H1' && active.tagName !== 'MAIN' && active.closest('main') !== null;
+}
+
+/**
  * Sets the document title; after an in-app navigation also moves focus to the page's <h1>
  * (which carries tabIndex -1). The first page load keeps the browser's own focus.
  */
 export function usePageTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · Panel`;
-    if (navigatedInApp) document.querySelector<HTMLElement>('main h1')?.focus();
+    if (navigatedInApp && !isWorkingInPage()) document.querySelector<HTMLElement>('main h1')?.focus();
   }, [title]);
 }

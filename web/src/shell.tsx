@@ -18,7 +18,12 @@ import { ServersPage } from './pages/servers.tsx';
 import { ServicePage } from './pages/service.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { OrganizationTagsPage } from './pages/tags.tsx';
+import { PrincipalsPage } from './pages/principals.tsx';
+import { ManagedPage } from './pages/managed.tsx';
+import { OrganizationSettingsPage } from './pages/organization-settings.tsx';
+import { ORGANIZATIONS_CHANGED_EVENT } from './organization-api.ts';
 import { Link, matchPath, navigate, usePageTitle, usePath } from './router.tsx';
+import { useStructureChanged } from './structure-api.ts';
 
 const ROUTES: [pattern: string, page: (id: string) => JSX.Element][] = [
   ['/organizations/:id', (id) => <OrganizationPage id={id} />],
@@ -28,6 +33,9 @@ const ROUTES: [pattern: string, page: (id: string) => JSX.Element][] = [
   ['/services/:id', (id) => <ServicePage id={id} />],
   ['/organizations/:id/servers', (id) => <ServersPage organizationId={id} />],
   ['/organizations/:id/tags', (id) => <OrganizationTagsPage id={id} />],
+  ['/organizations/:id/principals', (id) => <PrincipalsPage organizationId={id} />],
+  ['/organizations/:id/managed', (id) => <ManagedPage organizationId={id} />],
+  ['/organizations/:id/settings', (id) => <OrganizationSettingsPage id={id} />],
 ];
 
 function pageFor(path: string, organizations: Organization[] | undefined) {
@@ -46,6 +54,10 @@ export function Shell({ session, onSignedOut }: { session: SessionSummary; onSig
   const [chosen, setChosen] = useState<string | null>(null);
   const current = chosen ?? organizations.data?.[0]?.id;
   useEffect(() => whenIdle(ComposeEditorHost.preload), []);
+  useEffect(() => {
+    window.addEventListener(ORGANIZATIONS_CHANGED_EVENT, organizations.reload);
+    return () => window.removeEventListener(ORGANIZATIONS_CHANGED_EVENT, organizations.reload);
+  }, []);
 
   return (
     <CurrentOrganization.Provider value={setChosen}>
@@ -78,6 +90,21 @@ export function Shell({ session, onSignedOut }: { session: SessionSummary; onSig
               Tags
             </Link>
           )}
+          {current && (
+            <Link class="sidebar-link" href={`/organizations/${current}/principals`} aria-current={path === `/organizations/${current}/principals` ? 'page' : undefined}>
+              Principals
+            </Link>
+          )}
+          {current && (
+            <Link class="sidebar-link" href={`/organizations/${current}/managed`} aria-current={path === `/organizations/${current}/managed` ? 'page' : undefined}>
+              Managed databases
+            </Link>
+          )}
+          {current && (
+            <Link class="sidebar-link" href={`/organizations/${current}/settings`} aria-current={path === `/organizations/${current}/settings` ? 'page' : undefined}>
+              Settings
+            </Link>
+          )}
         </nav>
         <main id="main" tabIndex={-1}>
           {pageFor(path, organizations.data)}
@@ -105,6 +132,7 @@ function OrganizationSwitcher({ organizations, current }: { organizations: Organ
 
 function WorkspaceNav({ organizationId, path }: { organizationId: string; path: string }) {
   const workspaces = useList(`workspaces:${organizationId}`, (cursor) => api.workspaces.list({ organizationId, cursor }));
+  useStructureChanged('workspace', workspaces.reload);
   return (
     <ListView list={workspaces} what="workspaces" empty="No workspaces yet.">
       {(items) => (

@@ -1,12 +1,16 @@
 /**
- * Browsing the resource tree: an organization lists its workspaces, a workspace its projects.
- * Each list follows the API's {data, nextCursor} envelope ("Show more" loads the next page).
+ * Browsing the resource tree: an organization lists its workspaces (and creates them), a
+ * workspace its projects (and creates them) with its tags and settings (rename, describe,
+ * delete). Each list follows the API's {data, nextCursor} envelope ("Show more" loads the next
+ * page).
  */
-import { api } from '../api.ts';
+import { api, type Workspace } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
+import { CreateForm, EntitySettings, type FieldBinding, useSavedOver } from '../entity-form.tsx';
 import { Link, usePageTitle } from '../router.tsx';
-import { TaggedProjectCards } from './tags.tsx';
+import { PROJECT_TYPES, type ProjectType, structureApi } from '../structure-api.ts';
+import { TaggedProjectCards, TagPicker } from './tags.tsx';
 import { VariablesSection } from '../variables/variables-section.tsx';
 
 export interface Crumb {
@@ -37,6 +41,9 @@ export function OrganizationPage({ id }: { id: string }) {
   return (
     <>
       <h1 tabIndex={-1}>{organization.data.name}</h1>
+      <p>
+        <Link href={`/organizations/${id}/settings`}>Organization settings, members and invitations</Link>
+      </p>
       <section aria-labelledby="workspaces-heading">
         <h2 id="workspaces-heading">Workspaces</h2>
         <ListView list={workspaces} what="workspaces" empty="This organization has no workspaces yet.">
@@ -52,35 +59,99 @@ export function OrganizationPage({ id }: { id: string }) {
             </ul>
           )}
         </ListView>
+        <CreateForm what="workspace" create={(fields) => structureApi.workspaces.create({ organizationId: id, ...fields })} />
       </section>
       <VariablesSection scope={{ scope: 'organization', id, label: `organization ${organization.data.name}` }} ancestors={[]} />
     </>
   );
 }
 
-export function WorkspacePage({ id }: { id: string }) {
-  const workspace = useResource(`workspace:${id}`, () => api.workspaces.get(id));
-  const projects = useList(`projects:${id}`, (cursor) => api.projects.list({ workspaceId: id, cursor }));
-  useCurrentOrganization(workspace.data?.organizationId);
-  const name = workspace.data?.name ?? 'Unnamed workspace';
-  usePageTitle(workspace.data ? name : 'Workspace');
+const PROJECT_TYPE_LABELS: Record<ProjectType, string> = {
+  'docker-compose': 'Compose stack',
+  managed: 'Managed service',
+  template: 'From a template',
+};
 
-  if (workspace.error) return <LoadFailed error={workspace.error} what="the workspace" retry={workspace.reload} />;
-  if (!workspace.data) return <Loading what="the workspace" />;
+/** The project's `metadata.type`; left empty, the project's setup is chosen later. */
+function ProjectTypeField({ id, name, error }: FieldBinding) {
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>Type (optional)</label>
+      <select id={id} name={name} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-error` : undefined}>
+        <option value="">Not chosen yet</option>
+        {PROJECT_TYPES.map((type) => (
+          <option key={type} value={type}>
+            {PROJECT_TYPE_LABELS[type]}
+          </option>
+        ))}
+      </select>
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function NewProject({ workspace }: { workspace: Workspace }) {
+  if (workspace.kind === 'panel') {
+    return <p class="muted">The platform workspace holds Panel’s own projects only. Create your projects in another workspace.</p>;
+  }
+  return (
+    <CreateForm
+      what="project"
+      extraFields={['type']}
+      create={(fields, values) => {
+        const type = values.type as ProjectType | '';
+        return structureApi.projects.create({ workspaceId: workspace.id, ...fields, ...(type ? { metadata: { type } } : {}) });
+      }}
+    >
+      {(fieldProps) => <ProjectTypeField {...fieldProps('type')} />}
+    </CreateForm>
+  );
+}
+
+export function WorkspacePage({ id }: { id: string }) {
+  const loaded = useResource(`workspace:${id}`, () => api.workspaces.get(id));
+  const [workspace, setSaved] = useSavedOver(loaded.data);
+  const projects = useList(`projects:${id}`, (cursor) => api.projects.list({ workspaceId: id, cursor }));
+  useCurrentOrganization(workspace?.organizationId);
+  const name = workspace?.name ?? 'Unnamed workspace';
+  usePageTitle(workspace ? name : 'Workspace');
+
+  if (loaded.error) return <LoadFailed error={loaded.error} what="the workspace" retry={loaded.reload} />;
+  if (!workspace) return <Loading what="the workspace" />;
+  const isPlatform = workspace.kind === 'panel';
+  const organizationHref = `/organizations/${workspace.organizationId}`;
   return (
     <>
-      <Breadcrumbs items={[{ label: 'Organization', href: `/organizations/${workspace.data.organizationId}` }, { label: name }]} />
+      <Breadcrumbs items={[{ label: 'Organization', href: organizationHref }, { label: name }]} />
       <h1 tabIndex={-1}>{name}</h1>
-      {workspace.data.description && <p class="lead">{workspace.data.description}</p>}
+      <TagPicker taggable="workspaces" id={id} organizationId={workspace.organizationId} />
+      {workspace.description && <p class="lead">{workspace.description}</p>}
       <section aria-labelledby="projects-heading">
         <h2 id="projects-heading">Projects</h2>
         <ListView list={projects} what="projects" empty="This workspace has no projects yet.">
-          {(items) => <TaggedProjectCards projects={items} organizationId={workspace.data!.organizationId} />}
+          {(items) => <TaggedProjectCards projects={items} organizationId={workspace.organizationId} />}
         </ListView>
+        <NewProject workspace={workspace} />
       </section>
       <VariablesSection
         scope={{ scope: 'workspace', id, label: `workspace ${name}` }}
-        ancestors={[{ scope: 'organization', id: workspace.data.organizationId, label: 'the organization', href: `/organizations/${workspace.data.organizationId}` }]}
+        ancestors={[{ scope: 'organization', id: workspace.organizationId, label: 'the organization', href: organizationHref }]}
+      />
+      <EntitySettings
+        key={id}
+        what="workspace"
+        entity={workspace}
+        fixedName={isPlatform ? `This is the platform workspace: it keeps the name ${name}, which is reserved for it.` : undefined}
+        undeletable={isPlatform ? 'The platform workspace cannot be deleted.' : undefined}
+        save={(changes) => structureApi.workspaces.update(id, changes)}
+        onSaved={setSaved}
+        remove={() => structureApi.workspaces.remove(id)}
+        consequence="Its variables and tags go with it. A workspace that still holds projects cannot be deleted."
+        parentHref={organizationHref}
       />
     </>
   );

@@ -1,7 +1,7 @@
 /**
- * An environment: its server pin, deploy / stop / destroy with the live state of its
- * containers, the deploy preview (compiled file, provenance, warnings), its services and its
- * variables with the ones it inherits.
+ * An environment: its tags, its server pin, deploy / stop / destroy with the live state of its
+ * containers, the deploy preview (compiled file, provenance, warnings), its services, its
+ * variables with the ones it inherits, and its settings (rename, describe, delete).
  */
 import { useState } from 'preact/hooks';
 import { api, type Project } from '../api.ts';
@@ -11,9 +11,12 @@ import { deployApi } from '../deploy-api.ts';
 import { DeployControls } from '../environment/deploy-controls.tsx';
 import { DeployPreviewSection, PIN_ANCHOR } from '../environment/deploy-preview.tsx';
 import { ServerPicker } from '../environment/server-picker.tsx';
+import { EntitySettings, useSavedOver } from '../entity-form.tsx';
 import { Link, usePageTitle } from '../router.tsx';
+import { structureApi } from '../structure-api.ts';
 import { type ScopeRef, VariablesSection } from '../variables/variables-section.tsx';
 import { Breadcrumbs } from './browse.tsx';
+import { TagPicker } from './tags.tsx';
 
 /** The scopes a resource of `project` inherits from, widest first. */
 export function projectAncestors(project: Project): ScopeRef[] {
@@ -25,19 +28,20 @@ export function projectAncestors(project: Project): ScopeRef[] {
 }
 
 export function EnvironmentPage({ id }: { id: string }) {
-  const environment = useResource(`environment:${id}`, () => deployApi.environments.get(id));
-  const projectId = environment.data?.projectId;
+  const loaded = useResource(`environment:${id}`, () => deployApi.environments.get(id));
+  const [environment, setSaved] = useSavedOver(loaded.data);
+  const projectId = environment?.projectId;
   const project = useResource(`project:${projectId ?? ''}`, () => (projectId ? api.projects.get(projectId) : new Promise<never>(() => {})));
   const [previewVersion, setPreviewVersion] = useState(0);
   const preview = useResource(`preview:${id}:${previewVersion}`, () => deployApi.environments.preview(id));
   const services = useList(`services:${id}`, (cursor) => deployApi.services.list({ environmentId: id, cursor }));
   useCurrentOrganization(project.data?.organizationId);
-  const name = environment.data?.name ?? 'Unnamed environment';
-  usePageTitle(environment.data ? `${name} environment` : 'Environment');
+  const name = environment?.name ?? 'Unnamed environment';
+  usePageTitle(environment ? `${name} environment` : 'Environment');
 
-  if (environment.error) return <LoadFailed error={environment.error} what="the environment" retry={environment.reload} />;
+  if (loaded.error) return <LoadFailed error={loaded.error} what="the environment" retry={loaded.reload} />;
   if (project.error) return <LoadFailed error={project.error} what="the project" retry={project.reload} />;
-  if (!environment.data || !project.data) return <Loading what="the environment" />;
+  if (!environment || !project.data) return <Loading what="the environment" />;
   const refreshPreview = () => setPreviewVersion((n) => n + 1);
   const projectName = project.data.name ?? 'Unnamed project';
 
@@ -51,7 +55,8 @@ export function EnvironmentPage({ id }: { id: string }) {
         ]}
       />
       <h1 tabIndex={-1}>{name}</h1>
-      {environment.data.description && <p class="lead">{environment.data.description}</p>}
+      <TagPicker taggable="environments" id={id} organizationId={project.data.organizationId} />
+      {environment.description && <p class="lead">{environment.description}</p>}
       <section aria-labelledby="placement-heading">
         <h2 id="placement-heading">Placement</h2>
         <ServerPicker
@@ -60,7 +65,7 @@ export function EnvironmentPage({ id }: { id: string }) {
           label="Server pin"
           emptyLabel="No pin: use the project's default server"
           hint="Where this environment deploys. Without a pin, the project's default server is used."
-          value={environment.data.serverId}
+          value={environment.serverId}
           onSave={async (serverId) => {
             await deployApi.environments.pin(id, serverId);
             refreshPreview();
@@ -85,6 +90,16 @@ export function EnvironmentPage({ id }: { id: string }) {
         </ListView>
       </section>
       <VariablesSection scope={{ scope: 'environment', id, label: `environment ${name}` }} ancestors={projectAncestors(project.data)} />
+      <EntitySettings
+        key={id}
+        what="environment"
+        entity={environment}
+        save={(changes) => structureApi.environments.update(id, changes)}
+        onSaved={setSaved}
+        remove={() => structureApi.environments.remove(id)}
+        consequence="Its deployment history, variables and tags go with it. An environment that still has services cannot be deleted."
+        parentHref={`/projects/${project.data.id}`}
+      />
     </>
   );
 }

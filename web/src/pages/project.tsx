@@ -1,34 +1,40 @@
 /**
- * A project: its environments and its Compose documents (editor with the merged preview).
+ * A project: its environments (and a form creating more), its Compose documents (editor with
+ * the merged preview), its variables and its settings (rename, describe, delete).
  */
 import { api } from '../api.ts';
 import { ComposeEditorHost } from '../compose/host.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { deployApi } from '../deploy-api.ts';
+import { CreateForm, EntitySettings, useSavedOver } from '../entity-form.tsx';
 import { ServerPicker } from '../environment/server-picker.tsx';
 import { Link, usePageTitle } from '../router.tsx';
+import { structureApi } from '../structure-api.ts';
 import { VariablesSection } from '../variables/variables-section.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { projectAncestors } from './environment.tsx';
 import { TagPicker } from './tags.tsx';
 
 export function ProjectPage({ id }: { id: string }) {
-  const project = useResource(`project:${id}`, () => api.projects.get(id));
+  const loaded = useResource(`project:${id}`, () => api.projects.get(id));
+  const [project, setSaved] = useSavedOver(loaded.data);
   const environments = useList(`environments:${id}`, (cursor) => api.environments.list({ projectId: id, cursor }));
-  useCurrentOrganization(project.data?.organizationId);
-  const name = project.data?.name ?? 'Unnamed project';
-  usePageTitle(project.data ? name : 'Project');
+  useCurrentOrganization(project?.organizationId);
+  const name = project?.name ?? 'Unnamed project';
+  usePageTitle(project ? name : 'Project');
 
-  if (project.error) return <LoadFailed error={project.error} what="the project" retry={project.reload} />;
-  if (!project.data) return <Loading what="the project" />;
+  if (loaded.error) return <LoadFailed error={loaded.error} what="the project" retry={loaded.reload} />;
+  if (!project) return <Loading what="the project" />;
   const environmentsSettled = environments.data !== undefined || environments.error !== undefined;
+  const isPlatform = project.component !== null;
+  const workspaceHref = `/workspaces/${project.workspaceId}`;
   return (
     <>
-      <Breadcrumbs items={[{ label: 'Workspace', href: `/workspaces/${project.data.workspaceId}` }, { label: name }]} />
+      <Breadcrumbs items={[{ label: 'Workspace', href: workspaceHref }, { label: name }]} />
       <h1 tabIndex={-1}>{name}</h1>
-      <TagPicker taggable="projects" id={id} organizationId={project.data.organizationId} />
-      {project.data.description && <p class="lead">{project.data.description}</p>}
+      <TagPicker taggable="projects" id={id} organizationId={project.organizationId} />
+      {project.description && <p class="lead">{project.description}</p>}
       <section aria-labelledby="environments-heading">
         <h2 id="environments-heading">Environments</h2>
         <ListView list={environments} what="environments" empty="This project has no environments yet.">
@@ -45,25 +51,42 @@ export function ProjectPage({ id }: { id: string }) {
             </ul>
           )}
         </ListView>
+        {!isPlatform && (
+          <CreateForm what="environment" create={(fields) => structureApi.environments.create({ projectId: id, ...fields })} />
+        )}
       </section>
       <section aria-labelledby="default-server-heading">
         <h2 id="default-server-heading">Default server</h2>
         <ServerPicker
           id="project-default-server"
-          organizationId={project.data.organizationId}
+          organizationId={project.organizationId}
           label="Default server"
           emptyLabel="No default server"
           hint="Environments without a server pin deploy here."
-          value={typeof project.data.options?.defaultServerId === 'string' ? project.data.options.defaultServerId : null}
-          onSave={async (serverId) => void (await deployApi.projects.setDefaultServer(project.data!, serverId))}
+          value={typeof project.options?.defaultServerId === 'string' ? project.options.defaultServerId : null}
+          onSave={async (serverId) => void (await deployApi.projects.setDefaultServer(project, serverId))}
         />
       </section>
       {environmentsSettled ? (
-        <ComposeEditorHost key={id} project={project.data} environments={environments.data ?? []} />
+        <ComposeEditorHost key={id} project={project} environments={environments.data ?? []} />
       ) : (
         <Loading what="the Compose documents" />
       )}
-      <VariablesSection scope={{ scope: 'project', id, label: `project ${name}` }} ancestors={projectAncestors(project.data).slice(0, 2)} />
+      <VariablesSection scope={{ scope: 'project', id, label: `project ${name}` }} ancestors={projectAncestors(project).slice(0, 2)} />
+      {isPlatform ? (
+        <p class="notice">This is a platform project: Panel manages it, so it cannot be renamed or deleted here.</p>
+      ) : (
+        <EntitySettings
+          key={id}
+          what="project"
+          entity={project}
+          save={(changes) => structureApi.projects.update(id, changes)}
+          onSaved={setSaved}
+          remove={() => structureApi.projects.remove(id)}
+          consequence="Its variables, principals and tags go with it. A project that still has environments cannot be deleted: delete them first."
+          parentHref={workspaceHref}
+        />
+      )}
     </>
   );
 }

@@ -1,10 +1,11 @@
 /**
  * A service: its tags and its hostings (the routing entries: hostnames, path prefix, target
  * port, protocol), created, changed and deleted here. Compose-owned hostings are marked; their
- * routing follows the Compose document.
+ * routing follows the Compose document. Then the host account it runs as, its database
+ * bindings, and its variables (the binding-owned ones read-only).
  */
 import type { RefObject } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { hostingApi, type Hosting, type HostingOptions } from '../account-api.ts';
 import { api } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
@@ -15,6 +16,8 @@ import { deployApi } from '../deploy-api.ts';
 import { Breadcrumbs } from './browse.tsx';
 import { TagPicker } from './tags.tsx';
 import { ServiceVariables } from '../variables/service-variables.tsx';
+import { RunsAsSection } from './service-tenancy.tsx';
+import { DatabaseBindingsSection } from './service-bindings.tsx';
 
 export function ServicePage({ id }: { id: string }) {
   const service = useResource(`service:${id}`, () => hostingApi.service(id));
@@ -23,6 +26,8 @@ export function ServicePage({ id }: { id: string }) {
   const project = useResource(`service-project:${environmentId ?? ''}`, async () =>
     environmentId ? api.projects.get((await deployApi.environments.get(environmentId)).projectId) : new Promise<never>(() => {}),
   );
+  // Bindings write variables of this service: a new revision remounts the variables to reload them.
+  const [variablesRevision, setVariablesRevision] = useState(0);
   useCurrentOrganization(project.data?.organizationId);
   usePageTitle(service.data?.name ?? 'Service');
   if (service.error) return <LoadFailed error={service.error} what="the service" retry={service.reload} />;
@@ -50,12 +55,21 @@ export function ServicePage({ id }: { id: string }) {
         <h3>Add a hosting</h3>
         <HostingForm serviceId={id} onSaved={hostings.reload} />
       </section>
-      <ServiceVariables serviceId={id} serviceName={service.data.name} environmentId={service.data.environmentId} />
+      {project.data && <RunsAsSection serviceId={id} organizationId={project.data.organizationId} />}
+      {project.data && (
+        <DatabaseBindingsSection serviceId={id} organizationId={project.data.organizationId} onChanged={() => setVariablesRevision((revision) => revision + 1)} />
+      )}
+      <ServiceVariables key={variablesRevision} serviceId={id} serviceName={service.data.name} environmentId={service.data.environmentId} />
     </>
   );
 }
 
 const HOSTING_FIELDS = ['name', 'hostnames', 'pathPrefix', 'targetPort', 'protocol'] as const;
+const PROTOCOLS = [
+  ['http', 'HTTP'],
+  ['tcp', 'TCP'],
+  ['udp', 'UDP'],
+] as const;
 
 function optionsFrom(values: Record<string, string>): HostingOptions {
   const hostnames = values.hostnames!.split(/[\s,]+/).filter(Boolean);
@@ -99,10 +113,13 @@ function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosti
         </div>
         <div class="field">
           <label for={`${form.fieldProps('protocol').id}`}>Protocol of {label}</label>
-          <select id={form.fieldProps('protocol').id} name="protocol" defaultValue={options.protocol ?? hosting?.protocol ?? 'http'}>
-            <option value="http">HTTP</option>
-            <option value="tcp">TCP</option>
-            <option value="udp">UDP</option>
+          {/* A select has no defaultValue: the saved protocol is the option marked selected. */}
+          <select id={form.fieldProps('protocol').id} name="protocol">
+            {PROTOCOLS.map(([value, text]) => (
+              <option key={value} value={value} selected={value === (options.protocol ?? hosting?.protocol ?? 'http')}>
+                {text}
+              </option>
+            ))}
           </select>
         </div>
         <FormAlert problem={form.problem} />

@@ -1,0 +1,130 @@
+/**
+ * The database users of one managed cluster (principals of kind database with its managedId):
+ * listed with the databases each is meant for, created with a write-only or generated password,
+ * and deleted after a confirmation that names what goes with them (their bindings).
+ */
+import { useState } from 'preact/hooks';
+import { ConfirmDialog } from '../confirm-dialog.tsx';
+import { ListView, useList } from '../data.tsx';
+import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { databasesOf, type ManagedCluster, onListField, type Principal, principalApi, type WrittenPrincipal } from '../principals-api.ts';
+import { GeneratedPassword } from './principals.tsx';
+import { CheckField, explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
+
+const USER_FIELDS = ['username', 'databaseChoice', 'password', 'generatePassword'] as const;
+
+export function DatabaseUsers({ cluster }: { cluster: ManagedCluster }) {
+  const users = useList(`database-users:${cluster.id}`, (cursor) => principalApi.list({ managedId: cluster.id, cursor }));
+  const [written, setWritten] = useState<WrittenPrincipal | null>(null);
+  const [deleting, setDeleting] = useState<Principal | null>(null);
+  const headingId = `cluster-${cluster.id}-users-heading`;
+  return (
+    <section aria-labelledby={headingId} class="stack">
+      <h3 id={headingId}>Database users of {cluster.name}</h3>
+      <GeneratedPassword written={written} onDone={() => setWritten(null)} />
+      <ListView list={users} what="database users" empty="No database users yet.">
+        {(items) => (
+          <div class="table-scroll">
+            <table aria-label={`Database users of ${cluster.name}`}>
+              <thead>
+                <tr>
+                  <th scope="col">Username</th>
+                  <th scope="col">Applied username</th>
+                  <th scope="col">Databases</th>
+                  <th scope="col">Password</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((user) => (
+                  <tr key={user.id}>
+                    <th scope="row">
+                      {user.username}
+                      {user.metadata?.managedRoot === true && <span class="badge">Root</span>}
+                    </th>
+                    <td>
+                      <code>{user.appliedUsername}</code>
+                    </td>
+                    <td>{user.metadata?.databases?.join(', ') || <span class="muted">Any</span>}</td>
+                    <td>{user.hasPassword ? 'Set' : 'None'}</td>
+                    <td>
+                      <button type="button" class="danger" onClick={() => setDeleting(user)} aria-label={`Delete database user ${user.username}`}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListView>
+      <details>
+        <summary>Add a database user to {cluster.name}</summary>
+        <CreateDatabaseUser
+          cluster={cluster}
+          onCreated={(user) => {
+            setWritten(user);
+            users.reload();
+          }}
+        />
+      </details>
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete database user ${deleting.username}?`}
+          confirmLabel="Delete database user"
+          explain={(error) => explainRefusal(error, 'delete database users')}
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            await principalApi.remove(deleting.id);
+            users.reload();
+          }}
+        >
+          <p>Its bindings are deleted with it, and so are the variables they gave services. This cannot be undone.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function CreateDatabaseUser({ cluster, onCreated }: { cluster: ManagedCluster; onCreated: (user: WrittenPrincipal) => void }) {
+  const form = useForm(USER_FIELDS);
+  const [generate, setGenerate] = useState(false);
+  const databases = databasesOf(cluster);
+  const create = form.onSubmit(async (values) => {
+    const chosen = [...(form.formRef.current?.querySelectorAll<HTMLInputElement>('input[name="databases"]:checked') ?? [])].map((box) => box.value);
+    try {
+      const created = await principalApi.createDatabaseUser(cluster, { username: values.username ?? '', metadata: { databases: chosen }, ...passwordChange(values, generate) });
+      form.formRef.current?.reset();
+      setGenerate(false);
+      onCreated(created);
+    } catch (error) {
+      onListField(error, 'metadata.databases', 'databaseChoice', chosen);
+    }
+  });
+  const choice = form.fieldProps('databaseChoice');
+  return (
+    <form ref={form.formRef} onSubmit={create} noValidate class="stack" aria-label={`Add a database user to ${cluster.name}`}>
+      <Field {...form.fieldProps('username')} label="Username" hint="Letters, digits, _ and -, starting with a letter or _." required spellcheck={false} autoComplete="off" />
+      {databases.length > 0 && (
+        // Named and focusable, so an error about the chosen databases lands here (see useForm).
+        <fieldset name={choice.name} tabIndex={-1} aria-describedby={choice.error ? `${choice.id}-error` : undefined}>
+          <legend>Databases it is meant for (optional)</legend>
+          {databases.map((name) => (
+            <CheckField key={name} id={`${choice.id}-${name}`} name="databases" value={name} label={name} />
+          ))}
+          {choice.error && (
+            <p class="field-error" id={`${choice.id}-error`}>
+              {choice.error}
+            </p>
+          )}
+        </fieldset>
+      )}
+      <PasswordFields fieldProps={form.fieldProps} generate={generate} onGenerate={setGenerate} replacing={false} />
+      <FormAlert problem={form.problem} />
+      <SubmitButton busy={form.busy} busyLabel="Adding…">
+        Add database user
+      </SubmitButton>
+    </form>
+  );
+}

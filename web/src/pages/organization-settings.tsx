@@ -1,0 +1,221 @@
+/**
+ * An organization's settings page: its name and the defaults new projects and principals use
+ * (admins and owners), the two opt-ins that hand out power over the servers (owners only), and
+ * below them the members and invitations (members.tsx). What the caller's role cannot change is
+ * shown read-only with the reason; the role comes from the session's memberships.
+ */
+import type { RefObject } from 'preact';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { useCurrentOrganization } from '../current-organization.ts';
+import { LoadFailed, Loading, useResource } from '../data.tsx';
+import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { announceOrganizationsChanged, hasRole, organizationApi, type OrganizationSettings, type Role } from '../organization-api.ts';
+import { usePageTitle } from '../router.tsx';
+import { Breadcrumbs } from './browse.tsx';
+import { InvitationsSection, MembersSection } from './members.tsx';
+
+export function OrganizationSettingsPage({ id }: { id: string }) {
+  const organization = useResource(`organization-settings:${id}`, () => organizationApi.get(id));
+  const session = useResource('organization-settings-session', () => api.auth.session());
+  // The answer of the last save, so the forms keep their place instead of reloading.
+  const [saved, setSaved] = useState<OrganizationSettings | null>(null);
+  useCurrentOrganization(id);
+  usePageTitle('Organization settings');
+
+  const failed = organization.error ?? session.error;
+  if (failed) return <LoadFailed error={failed} what="the organization settings" retry={organization.error ? organization.reload : session.reload} />;
+  if (!organization.data || !session.data) return <Loading what="the organization settings" />;
+  const current = saved?.id === id ? saved : organization.data;
+  const role = session.data.memberships.find((membership) => membership.organizationId === id)?.role;
+  const onSaved = (updated: OrganizationSettings) => {
+    setSaved(updated);
+    if (updated.name !== current.name) announceOrganizationsChanged();
+  };
+  return (
+    <>
+      <Breadcrumbs items={[{ label: current.name, href: `/organizations/${id}` }, { label: 'Settings' }]} />
+      <h1 tabIndex={-1}>Organization settings</h1>
+      {role && <p class="lead">Your role in {current.name}: {role}.</p>}
+      <GeneralSettings organization={current} canEdit={hasRole(role, 'admin')} onSaved={onSaved} />
+      <ServerAccessSettings organization={current} canEdit={hasRole(role, 'owner')} onSaved={onSaved} />
+      <MembersSection organizationId={id} role={role} currentUserId={session.data.user.id} onOwnRoleChanged={session.reload} />
+      <InvitationsSection organizationId={id} role={role} />
+    </>
+  );
+}
+
+interface SettingsProps {
+  organization: OrganizationSettings;
+  canEdit: boolean;
+  onSaved: (updated: OrganizationSettings) => void;
+}
+
+const GENERAL_FIELDS = ['name', 'defaultEnvironmentName', 'isRandomizeUsernames'] as const;
+
+function GeneralSettings({ organization, canEdit, onSaved }: SettingsProps) {
+  const form = useForm(GENERAL_FIELDS);
+  const [randomize, setRandomize] = useState(organization.isRandomizeUsernames);
+  const [done, setDone] = useState(false);
+  useSavedValues(form.formRef, { name: organization.name, defaultEnvironmentName: organization.defaultEnvironmentName });
+  useEffect(() => setRandomize(organization.isRandomizeUsernames), [organization]);
+
+  const save = form.onSubmit(async (values) => {
+    setDone(false);
+    onSaved(
+      await organizationApi.update(organization.id, {
+        name: values.name ?? '',
+        defaultEnvironmentName: values.defaultEnvironmentName ?? '',
+        isRandomizeUsernames: randomize,
+      }),
+    );
+    setDone(true);
+  });
+  return (
+    <section aria-labelledby="general-heading">
+      <h2 id="general-heading">General</h2>
+      <form ref={form.formRef} onSubmit={save} noValidate class="card settings-form" aria-label="General settings">
+        <fieldset class="bare" disabled={!canEdit} aria-describedby={canEdit ? undefined : 'general-read-only'}>
+          {!canEdit && (
+            <p class="field-hint" id="general-read-only">
+              Only admins and owners change these.
+            </p>
+          )}
+          <Field {...form.fieldProps('name')} label="Organization name" autoComplete="organization" required />
+          <Field
+            {...form.fieldProps('defaultEnvironmentName')}
+            label="Default environment name"
+            hint="The first environment of every new project gets this name. Letters, digits, spaces and . _ / -"
+            spellcheck={false}
+            required
+          />
+          <Checkbox
+            {...form.fieldProps('isRandomizeUsernames')}
+            label="Randomize principal usernames"
+            hint="New principals get their username plus an underscore and 11 random characters."
+            checked={randomize}
+            onChange={setRandomize}
+          />
+          <FormAlert problem={form.problem} />
+          {done && (
+            <p class="notice" role="status">
+              Settings saved.
+            </p>
+          )}
+          {canEdit && (
+            <SubmitButton busy={form.busy} busyLabel="Saving…">
+              Save settings
+            </SubmitButton>
+          )}
+        </fieldset>
+      </form>
+    </section>
+  );
+}
+
+const ACCESS_FIELDS = ['isHostAccessAllowed', 'isDeployHooksEnabled'] as const;
+
+function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps) {
+  const form = useForm(ACCESS_FIELDS);
+  const [hostAccess, setHostAccess] = useState(organization.isHostAccessAllowed);
+  const [deployHooks, setDeployHooks] = useState(organization.isDeployHooksEnabled);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    setHostAccess(organization.isHostAccessAllowed);
+    setDeployHooks(organization.isDeployHooksEnabled);
+  }, [organization]);
+
+  const save = form.onSubmit(async () => {
+    setDone(false);
+    onSaved(await organizationApi.update(organization.id, { isHostAccessAllowed: hostAccess, isDeployHooksEnabled: deployHooks }));
+    setDone(true);
+  });
+  return (
+    <section aria-labelledby="server-access-heading">
+      <h2 id="server-access-heading">Server access</h2>
+      <form ref={form.formRef} onSubmit={save} noValidate class="card settings-form" aria-label="Server access settings">
+        <fieldset class="bare" disabled={!canEdit} aria-describedby="server-access-explained">
+          <p class="field-hint" id="server-access-explained">
+            Both hand whoever edits a project power over the organization's servers, so only owners change them.
+            {!canEdit && ' Ask an owner.'}
+          </p>
+          <Checkbox
+            {...form.fieldProps('isHostAccessAllowed')}
+            label="Allow host access in Compose files"
+            hint="privileged, pid/ipc/userns host modes, host paths and the Docker socket."
+            checked={hostAccess}
+            onChange={setHostAccess}
+          />
+          <Checkbox
+            {...form.fieldProps('isDeployHooksEnabled')}
+            label="Enable deploy hooks"
+            hint="Commands in service options that run at deploy."
+            checked={deployHooks}
+            onChange={setDeployHooks}
+          />
+          <FormAlert problem={form.problem} />
+          {done && (
+            <p class="notice" role="status">
+              Server access saved.
+            </p>
+          )}
+          {canEdit && (
+            <SubmitButton busy={form.busy} busyLabel="Saving…">
+              Save server access
+            </SubmitButton>
+          )}
+        </fieldset>
+      </form>
+    </section>
+  );
+}
+
+interface CheckboxProps {
+  id: string;
+  name: string;
+  label: string;
+  hint: string;
+  error?: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}
+
+function Checkbox({ id, name, label, hint, error, checked, onChange }: CheckboxProps) {
+  const hintId = useId();
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id} class="check">
+        <input
+          type="checkbox"
+          id={id}
+          name={name}
+          checked={checked}
+          onChange={(event) => onChange(event.currentTarget.checked)}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? `${hintId} ${id}-error` : hintId}
+        />
+        {label}
+      </label>
+      <p class="field-hint" id={hintId}>
+        {hint}
+      </p>
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Puts the saved values into the form's text inputs (Field's inputs are uncontrolled). */
+function useSavedValues(formRef: RefObject<HTMLFormElement | null>, values: Record<string, string>) {
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form) return;
+    for (const [name, value] of Object.entries(values)) {
+      const input = form.elements.namedItem(name);
+      if (input instanceof HTMLInputElement) input.value = value;
+    }
+  }, Object.values(values));
+}

@@ -1,0 +1,228 @@
+/**
+ * The principals of an organization: host accounts (system principals services run as) and
+ * database users of its managed clusters, listed with their applied login and scope. Host
+ * accounts are created here; any principal can be edited (shell and ids of a host account, and
+ * the write-only password, which is never shown) and deleted after a confirmation.
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { ConfirmDialog } from '../confirm-dialog.tsx';
+import { useCurrentOrganization } from '../current-organization.ts';
+import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
+import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { managedApi, optionalInteger, type Principal, principalApi, SHELLS, type Shell, SYSTEM_USERNAME_MAX, type WrittenPrincipal } from '../principals-api.ts';
+import { Link, usePageTitle } from '../router.tsx';
+import { ShownOnce } from './account-security.tsx';
+import { Breadcrumbs } from './browse.tsx';
+import { explainRefusal, PasswordFields, passwordChange, SelectField, useFieldDefaults } from './principal-fields.tsx';
+
+const SHELL_CHOICES = SHELLS.map((shell) => ({ value: shell, label: shell === '/usr/sbin/nologin' ? `${shell} (no interactive login)` : shell }));
+const HOST_ACCOUNT_FIELDS = ['username', 'shell', 'uid', 'gid', 'password', 'generatePassword'] as const;
+
+const kindLabel = (principal: Principal) => (principal.kind === 'system' ? 'Host account' : 'Database user');
+
+/** The generated password of the last write, shown once above the list. */
+export function GeneratedPassword({ written, onDone }: { written: WrittenPrincipal | null; onDone: () => void }) {
+  if (!written?.generatedPassword) return null;
+  return <ShownOnce title={`Generated password of ${written.username}`} values={[written.generatedPassword]} onDone={onDone} />;
+}
+
+export function PrincipalsPage({ organizationId }: { organizationId: string }) {
+  const organization = useResource(`organization:${organizationId}`, () => api.organizations.get(organizationId));
+  const principals = useList(`principals:${organizationId}`, (cursor) => principalApi.list({ organizationId, cursor }));
+  const [editing, setEditing] = useState<Principal | null>(null);
+  const [deleting, setDeleting] = useState<Principal | null>(null);
+  const [written, setWritten] = useState<WrittenPrincipal | null>(null);
+  useCurrentOrganization(organizationId);
+  usePageTitle('Principals');
+
+  const saved = (principal: WrittenPrincipal) => {
+    setWritten(principal);
+    setEditing(null);
+    principals.reload();
+  };
+
+  if (organization.error) return <LoadFailed error={organization.error} what="the organization" retry={organization.reload} />;
+  if (!organization.data) return <Loading what="the organization" />;
+  return (
+    <>
+      <Breadcrumbs items={[{ label: organization.data.name, href: `/organizations/${organizationId}` }, { label: 'Principals' }]} />
+      <h1 tabIndex={-1}>Principals</h1>
+      <p class="lead">
+        Host accounts services run as, and the database users of the <Link href={`/organizations/${organizationId}/managed`}>managed databases</Link>.
+      </p>
+      <GeneratedPassword written={written} onDone={() => setWritten(null)} />
+      <ListView list={principals} what="principals" empty="This organization has no principals yet.">
+        {(items) => <PrincipalsTable organizationId={organizationId} principals={items} onEdit={setEditing} onDelete={setDeleting} />}
+      </ListView>
+      {editing && <EditPrincipalForm key={editing.id} principal={editing} onSaved={saved} onCancel={() => setEditing(null)} />}
+      <CreateHostAccount organizationId={organizationId} onCreated={saved} />
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete ${deleting.username}?`}
+          confirmLabel="Delete principal"
+          explain={(error) => explainRefusal(error, 'delete principals')}
+          onClose={() => setDeleting(null)}
+          onConfirm={async () => {
+            await principalApi.remove(deleting.id);
+            if (editing?.id === deleting.id) setEditing(null);
+            principals.reload();
+          }}
+        >
+          <p>
+            {deleting.kind === 'system'
+              ? 'Services that run as this host account no longer do.'
+              : 'Its bindings are deleted with it, and the variables they gave services.'}{' '}
+            This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+function PrincipalsTable({ organizationId, principals, onEdit, onDelete }: { organizationId: string; principals: Principal[]; onEdit: (principal: Principal) => void; onDelete: (principal: Principal) => void }) {
+  const clusters = useList(`managed:${organizationId}`, (cursor) => managedApi.list({ organizationId, cursor }));
+  const clusterName = (id: string) => clusters.data?.find((cluster) => cluster.id === id)?.name ?? 'a managed database';
+  return (
+    <div class="table-scroll">
+      <table aria-label="Principals">
+        <thead>
+          <tr>
+            <th scope="col">Username</th>
+            <th scope="col">Applied username</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Scope</th>
+            <th scope="col">Password</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {principals.map((principal) => (
+            <tr key={principal.id}>
+              <th scope="row">
+                {principal.username}
+                {principal.metadata?.managedRoot === true && <span class="badge">Root</span>}
+              </th>
+              <td>
+                <code>{principal.appliedUsername}</code>
+              </td>
+              <td>
+                {kindLabel(principal)} ({principal.provider})
+              </td>
+              <td>
+                {principal.managedId ? (
+                  <Link href={`/organizations/${organizationId}/managed`}>{clusterName(principal.managedId)}</Link>
+                ) : principal.projectId ? (
+                  <ProjectLink id={principal.projectId} />
+                ) : (
+                  'Organization'
+                )}
+              </td>
+              <td>{principal.hasPassword ? 'Set' : 'None'}</td>
+              <td>
+                <div class="row compact">
+                  <button type="button" onClick={() => onEdit(principal)} aria-label={`Edit ${principal.username}`}>
+                    Edit
+                  </button>
+                  <button type="button" class="danger" onClick={() => onDelete(principal)} aria-label={`Delete ${principal.username}`}>
+                    Delete
+                  </button>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ProjectLink({ id }: { id: string }) {
+  const project = useResource(`project:${id}`, () => api.projects.get(id));
+  return <Link href={`/projects/${id}`}>{project.data ? (project.data.name ?? 'Unnamed project') : 'Project'}</Link>;
+}
+
+/** Shell and optional uid/gid of a host account, as the API's options object. */
+function hostOptions(values: Record<string, string>) {
+  const uid = optionalInteger(values.uid, 'uid');
+  const gid = optionalInteger(values.gid, 'gid');
+  return { shell: values.shell as Shell, ...(uid === undefined ? {} : { uid }), ...(gid === undefined ? {} : { gid }) };
+}
+
+function HostAccountFields({ fieldProps, shell }: { fieldProps: (name: string) => { id: string; name: string; error?: string }; shell: string }) {
+  return (
+    <>
+      <SelectField {...fieldProps('shell')} label="Login shell" choices={SHELL_CHOICES} selected={shell} />
+      <div class="grid-2">
+        <Field {...fieldProps('uid')} label="User id (optional)" hint="1000 to 60000; when empty, the server picks one." inputMode="numeric" autoComplete="off" />
+        <Field {...fieldProps('gid')} label="Group id (optional)" hint="1000 to 60000; when empty, the server picks one." inputMode="numeric" autoComplete="off" />
+      </div>
+    </>
+  );
+}
+
+function CreateHostAccount({ organizationId, onCreated }: { organizationId: string; onCreated: (principal: WrittenPrincipal) => void }) {
+  const form = useForm(HOST_ACCOUNT_FIELDS, { paths: { 'options.shell': 'shell' } });
+  const [generate, setGenerate] = useState(false);
+  const create = form.onSubmit(async (values) => {
+    const created = await principalApi.createSystem({ organizationId, username: values.username ?? '', options: hostOptions(values), ...passwordChange(values, generate) });
+    form.formRef.current?.reset();
+    setGenerate(false);
+    onCreated(created);
+  });
+  return (
+    <section aria-labelledby="create-host-account-heading">
+      <h2 id="create-host-account-heading">Create a host account</h2>
+      <form ref={form.formRef} onSubmit={create} noValidate class="card stack" aria-label="Create a host account">
+        <Field
+          {...form.fieldProps('username')}
+          label="Username"
+          hint={`Up to ${SYSTEM_USERNAME_MAX} characters: letters, digits, _ and -, starting with a letter or _. Its home is /srv/users/<applied username>.`}
+          required
+          spellcheck={false}
+          autoComplete="off"
+        />
+        <HostAccountFields fieldProps={form.fieldProps} shell="/usr/sbin/nologin" />
+        <PasswordFields fieldProps={form.fieldProps} generate={generate} onGenerate={setGenerate} replacing={false} />
+        <FormAlert problem={form.problem} />
+        <SubmitButton busy={form.busy} busyLabel="Creating…">
+          Create host account
+        </SubmitButton>
+      </form>
+    </section>
+  );
+}
+
+function EditPrincipalForm({ principal, onSaved, onCancel }: { principal: Principal; onSaved: (principal: WrittenPrincipal) => void; onCancel: () => void }) {
+  const form = useForm(HOST_ACCOUNT_FIELDS, { paths: { 'options.shell': 'shell' } });
+  const [generate, setGenerate] = useState(false);
+  const isHostAccount = principal.kind === 'system';
+  useFieldDefaults(form.formRef, { uid: principal.options?.uid?.toString(), gid: principal.options?.gid?.toString() }, principal.updatedAt);
+  const save = form.onSubmit(async (values) => {
+    const changes = { ...(isHostAccount ? { options: hostOptions(values) } : {}), ...passwordChange(values, generate) };
+    onSaved(await principalApi.update(principal.id, changes));
+  });
+  const heading = `Edit ${principal.username}`;
+  return (
+    <section aria-labelledby="edit-principal-heading">
+      <h2 id="edit-principal-heading">{heading}</h2>
+      <form ref={form.formRef} onSubmit={save} noValidate class="card stack" aria-label={heading}>
+        <p class="muted">
+          {kindLabel(principal)} <code>{principal.appliedUsername}</code>: the username is fixed once created.
+        </p>
+        {isHostAccount && <HostAccountFields fieldProps={form.fieldProps} shell={principal.options?.shell ?? '/usr/sbin/nologin'} />}
+        <PasswordFields fieldProps={form.fieldProps} generate={generate} onGenerate={setGenerate} replacing />
+        <FormAlert problem={form.problem} />
+        <div class="row">
+          <SubmitButton busy={form.busy} busyLabel="Saving…">
+            Save {principal.username}
+          </SubmitButton>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
