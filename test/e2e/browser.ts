@@ -2,10 +2,10 @@
  * Browser tests and the console benchmark: Debian's Chromium driven by playwright-core (no
  * browser download), and a real Panel started from source on a temporary data directory.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { TEST_KEY_RING } from '../harness.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 
@@ -85,4 +85,62 @@ export function watchPage(page: Page, origin: string): { problems: string[] } {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** A signed-in call from inside the page (the browser adds the cookie and the Origin); throws on a non-2xx answer. */
+export function apiFromPage<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
+  return page.evaluate(
+    async ([method, path, body]) => {
+      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+      return response.status === 204 ? undefined : response.json();
+    },
+    [method, path, body] as const,
+  ) as Promise<T>;
+}
+
+/** The page's level-1 heading with exactly this name. */
+export function heading(page: Page, name: string): Locator {
+  return page.getByRole('heading', { level: 1, name, exact: true });
+}
+
+/** The error paragraph of the field an input belongs to (forms.tsx puts it right under the input). */
+export function fieldErrorOf(input: Locator): Locator {
+  return input.locator('xpath=ancestor::div[contains(@class, "field")][1]').locator('.field-error');
+}
+
+/** The start of the markup of each input, select and textarea (and with `editors`, each contenteditable) that has neither a label nor an aria-label. */
+export function unlabelledControls(page: Page, { editors = false }: { editors?: boolean } = {}): Promise<string[]> {
+  const selector = editors ? 'input, select, textarea, [contenteditable="true"]' : 'input, select, textarea';
+  return page.evaluate(
+    (selector) =>
+      [...document.querySelectorAll<HTMLElement>(selector)]
+        .filter((element) => !(element as HTMLInputElement).labels?.length && !element.getAttribute('aria-label'))
+        .map((element) => element.outerHTML.slice(0, 80)),
+    selector,
+  );
+}
+
+/** Opens the console, installs Panel through the API with the install token (signing the page in as the owner) and answers the new organization's id and its Default and platform workspaces. */
+export async function installThroughApi(
+  page: Page,
+  panel: PanelFromSource,
+  owner: { email: string; password: string },
+  organizationName: string,
+): Promise<{ organizationId: string; defaultWorkspaceId: string; platformWorkspaceId: string }> {
+  await page.goto(panel.url);
+  await waitForConsole(page);
+  const token = readFileSync(join(panel.dataDir, 'install-token'), 'utf8').trim();
+  const { organizationId } = await apiFromPage<{ organizationId: string }>(page, 'POST', '/api/install/v1/complete', {
+    proof: { kind: 'token', token },
+    organizationName,
+    email: owner.email,
+    password: owner.password,
+  });
+  const workspaces = await apiFromPage<{ data: { id: string; name: string; kind: string }[] }>(page, 'GET', `/api/client/v1/workspaces?organizationId=${organizationId}`);
+  return {
+    organizationId,
+    defaultWorkspaceId: workspaces.data.find((workspace) => workspace.name === 'Default')!.id,
+    platformWorkspaceId: workspaces.data.find((workspace) => workspace.kind === 'panel')!.id,
+  };
 }

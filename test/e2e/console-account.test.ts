@@ -6,11 +6,9 @@
  * test-results/console/. The tests run in order and share the installed server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as OTPAuth from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import { apiFromPage, chromiumMissing, heading, installThroughApi, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, watchPage } from './browser.ts';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`skipping the console account browser tests: ${missing}`);
@@ -27,18 +25,6 @@ let totpSecret: string;
 let projects: { shop: string; blog: string };
 let serviceId: string;
 
-function apiFromPage<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ([method, path, body]) => {
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.status === 204 ? undefined : response.json();
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
-
-const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 const totpAt = (offsetSeconds: number) =>
   new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({
     timestamp: Date.now() + offsetSeconds * 1000,
@@ -49,22 +35,15 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
     [panel, browser] = await Promise.all([startPanelFromSource(), launchChromium()]);
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     watched = watchPage(page, panel.url);
-    await page.goto(panel.url);
-    await waitForConsole(page);
-    const token = readFileSync(join(panel.dataDir, 'install-token'), 'utf8').trim();
-    ({ organizationId } = await apiFromPage<{ organizationId: string }>('POST', '/api/install/v1/complete', {
-      proof: { kind: 'token', token },
-      organizationName: 'Acme',
-      ...ADMIN,
-    }));
-    const workspaces = await apiFromPage<{ data: { id: string; name: string }[] }>('GET', `/api/client/v1/workspaces?organizationId=${organizationId}`);
-    const workspaceId = workspaces.data.find((workspace) => workspace.name === 'Default')!.id;
-    const create = (name: string) => apiFromPage<{ id: string }>('POST', '/api/client/v1/projects', { workspaceId, name });
+    const installed = await installThroughApi(page, panel, ADMIN, 'Acme');
+    organizationId = installed.organizationId;
+    const workspaceId = installed.defaultWorkspaceId;
+    const create = (name: string) => apiFromPage<{ id: string }>(page, 'POST', '/api/client/v1/projects', { workspaceId, name });
     const [shop, blog] = await Promise.all([create('shop'), create('blog')]);
     projects = { shop: shop.id, blog: blog.id };
-    await apiFromPage('PUT', `/api/client/v1/projects/${shop.id}/compose`, { yaml: 'services:\n  web:\n    image: nginx:1.27\n' });
-    const environment = await apiFromPage<{ id: string }>('POST', '/api/client/v1/environments', { projectId: shop.id, name: 'production' });
-    const services = await apiFromPage<{ data: { id: string }[] }>('GET', `/api/client/v1/services?environmentId=${environment.id}`);
+    await apiFromPage(page, 'PUT', `/api/client/v1/projects/${shop.id}/compose`, { yaml: 'services:\n  web:\n    image: nginx:1.27\n' });
+    const environment = await apiFromPage<{ id: string }>(page, 'POST', '/api/client/v1/environments', { projectId: shop.id, name: 'production' });
+    const services = await apiFromPage<{ data: { id: string }[] }>(page, 'GET', `/api/client/v1/services?environmentId=${environment.id}`);
     serviceId = services.data[0]!.id;
   }, TIMEOUT);
 
@@ -75,7 +54,7 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
 
   test('enrols TOTP on the account page, signs out, and signs in again with a code', async () => {
     await page.goto(`${panel.url}/account`);
-    await heading('Your account').waitFor();
+    await heading(page, 'Your account').waitFor();
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const secret = page.getByTestId('totp-secret');
     await secret.waitFor();
@@ -96,7 +75,7 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
     await page.getByRole('button', { name: 'Turn off two-factor sign-in' }).waitFor();
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await heading('Sign in to Panel').waitFor();
+    await heading(page, 'Sign in to Panel').waitFor();
     await page.getByLabel('E-mail').fill(ADMIN.email);
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -107,7 +86,7 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
 
   test('creates an API token, shows it once, and revokes it', async () => {
     await page.goto(`${panel.url}/account`);
-    await heading('Your account').waitFor();
+    await heading(page, 'Your account').waitFor();
     await page.getByLabel('Token name').fill('ci deploys');
     await page.getByRole('button', { name: 'Create API token' }).click();
     const shown = page.getByRole('region', { name: 'New API token ci deploys' });
@@ -126,7 +105,7 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
 
   test('creates a tag, applies it to a project, and filters the workspace by it', async () => {
     await page.getByRole('link', { name: 'Tags' }).click();
-    await heading('Tags').waitFor();
+    await heading(page, 'Tags').waitFor();
     await page.getByLabel('Tag name').fill('customer-facing');
     await page.getByLabel('Color (optional)').fill('#12ab34');
     await page.getByRole('button', { name: 'Create tag' }).click();
@@ -137,14 +116,14 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
     await screenshot(page, 'tags');
 
     await page.goto(`${panel.url}/projects/${projects.shop}`);
-    await heading('shop').waitFor();
+    await heading(page, 'shop').waitFor();
     await page.getByRole('button', { name: 'Edit tags' }).click();
     await page.getByRole('checkbox', { name: 'customer-facing' }).check();
     await page.getByRole('button', { name: 'Save tags' }).click();
     await page.getByRole('list', { name: 'Tags' }).getByText('customer-facing').waitFor();
 
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Default' }).click();
-    await heading('Default').waitFor();
+    await heading(page, 'Default').waitFor();
     const cards = page.getByRole('list', { name: 'Projects' });
     await cards.getByRole('link', { name: 'blog' }).waitFor();
     await page.getByLabel('Filter by tag').selectOption({ label: 'customer-facing' });
@@ -155,7 +134,7 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
 
   test('adds, changes and deletes a hosting on the service page', async () => {
     await page.goto(`${panel.url}/services/${serviceId}`);
-    await heading('web').waitFor();
+    await heading(page, 'web').waitFor();
     const add = page.getByRole('form', { name: 'Add a hosting' });
     await add.getByLabel('Hostnames of new hosting').fill('not a hostname!');
     await add.getByRole('button', { name: 'Add hosting' }).click();
@@ -168,13 +147,15 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
     await hosting.waitFor();
     expect(await hosting.getByLabel('Hostnames of storefront').inputValue()).toBe('shop.example.test');
     await hosting.getByLabel('Path prefix of storefront').fill('/api');
+    const saved = page.waitForResponse((response) => response.url().includes('/api/client/v1/hostings?') && response.ok());
     await hosting.getByRole('button', { name: 'Save storefront' }).click();
-    await page.waitForResponse((response) => response.url().includes('/api/client/v1/hostings?') && response.ok());
+    await saved;
     await screenshot(page, 'service-hostings');
     // The saved protocol is what the form shows after a reload (a select has no defaultValue).
     await hosting.getByLabel('Protocol of storefront').selectOption('tcp');
+    const savedProtocol = page.waitForResponse((response) => response.url().includes('/api/client/v1/hostings?') && response.ok());
     await hosting.getByRole('button', { name: 'Save storefront' }).click();
-    await page.waitForResponse((response) => response.url().includes('/api/client/v1/hostings?') && response.ok());
+    await savedProtocol;
     await page.reload();
     expect(await page.getByRole('form', { name: 'Hosting storefront' }).getByLabel('Protocol of storefront').inputValue()).toBe('tcp');
     await page.getByRole('button', { name: 'Delete hosting storefront' }).click();
@@ -189,7 +170,7 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
       [`/services/${serviceId}`, 'web', 'service-phone'],
     ] as const) {
       await page.goto(`${panel.url}${path}`);
-      await heading(title).waitFor();
+      await heading(page, title).waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await screenshot(page, name);
     }

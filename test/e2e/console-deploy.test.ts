@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import { apiFromPage, chromiumMissing, heading, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
 import { type RealDockerStart, startRealDocker } from './real-docker.ts';
 
 const missing = chromiumMissing();
@@ -45,19 +45,6 @@ let environmentId: string;
 let joinCommand: string;
 const daemonState = mkdtempSync(join(tmpdir(), 'panel-console-daemon-'));
 const children: Subprocess[] = [];
-
-const heading = (target: Page, name: string) => target.getByRole('heading', { level: 1, name, exact: true });
-
-function apiFromPage<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ([method, path, body]) => {
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.status === 204 ? undefined : response.json();
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
 
 /** Pastes like a user (CodeMirror handles the paste event itself; fill() would break the CSP). */
 async function pasteInto(editor: Locator, text: string): Promise<void> {
@@ -120,9 +107,9 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     await addVariable('ORG_GREETING', 'hello-from-acme');
     await screenshot(page, 'organization-variables');
 
-    const workspaces = await apiFromPage<{ data: { id: string; kind: string }[] }>('GET', `/api/client/v1/workspaces?organizationId=${organizationId}`);
+    const workspaces = await apiFromPage<{ data: { id: string; kind: string }[] }>(page, 'GET', `/api/client/v1/workspaces?organizationId=${organizationId}`);
     const workspaceId = workspaces.data.find((workspace) => workspace.kind === 'user')!.id;
-    projectId = (await apiFromPage<{ id: string }>('POST', '/api/client/v1/projects', { workspaceId, name: 'shop' })).id;
+    projectId = (await apiFromPage<{ id: string }>(page, 'POST', '/api/client/v1/projects', { workspaceId, name: 'shop' })).id;
     await page.goto(`${panel.url}/projects/${projectId}`);
     await heading(page, 'shop').waitFor();
     await pasteInto(page.getByRole('textbox', { name: 'Project base Compose file' }), COMPOSE);
@@ -184,7 +171,7 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     await waitForConsole(page);
     const serverRow = page.getByRole('table', { name: 'Servers' }).getByRole('row').nth(1);
     await serverRow.waitFor();
-    const servers = await apiFromPage<{ data: { id: string; name: string }[] }>('GET', `/api/client/v1/servers?organizationId=${organizationId}`);
+    const servers = await apiFromPage<{ data: { id: string; name: string }[] }>(page, 'GET', `/api/client/v1/servers?organizationId=${organizationId}`);
     const server = servers.data[0]!;
 
     await page.goto(`${panel.url}/environments/${environmentId}`);

@@ -9,10 +9,20 @@
  * test-results/console/. The tests run in order and share the installed server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import {
+  apiFromPage,
+  chromiumMissing,
+  fieldErrorOf,
+  heading,
+  installThroughApi,
+  launchChromium,
+  type PanelFromSource,
+  screenshot,
+  startPanelFromSource,
+  unlabelledControls,
+  watchPage,
+} from './browser.ts';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`skipping the console organization browser tests: ${missing}`);
@@ -30,36 +40,12 @@ const problems: string[][] = [];
 let organizationId: string;
 let invitationLink: string;
 
-/** A signed-in call from the page itself (the browser adds the cookie and the Origin). */
-function apiFromPage<T>(target: Page, method: string, path: string, body?: unknown): Promise<T> {
-  return target.evaluate(
-    async ([method, path, body]) => {
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.status === 204 ? undefined : response.json();
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
-
-const heading = (target: Page, name: string) => target.getByRole('heading', { level: 1, name, exact: true });
-
-/** The error paragraph of the field an input belongs to (forms.tsx puts it right under the input). */
-const errorOf = (input: Locator) => input.locator('xpath=ancestor::div[contains(@class, "field")][1]').locator('.field-error');
-
 /** Waits until the control labelled `label` holds `value` (the settings forms fill theirs once loaded). */
 const controlHolds = (target: Page, label: string, value: string) =>
   target.waitForFunction(
     ([label, value]) =>
       [...document.querySelectorAll('label')].some((element) => element.textContent?.trim() === label && (element.control as HTMLInputElement | null)?.value === value),
     [label, value] as const,
-  );
-
-const unlabelledControls = (target: Page) =>
-  target.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('input, select, textarea')]
-      .filter((element) => !(element as HTMLInputElement).labels?.length && !element.getAttribute('aria-label'))
-      .map((element) => element.outerHTML.slice(0, 80)),
   );
 
 const pageWidth = (target: Page) => target.evaluate(() => document.documentElement.scrollWidth);
@@ -69,14 +55,7 @@ describe.skipIf(missing !== null)('console organization settings, members and in
     [panel, browser] = await Promise.all([startPanelFromSource(), launchChromium()]);
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     problems.push(watchPage(page, panel.url).problems);
-    await page.goto(panel.url);
-    await waitForConsole(page);
-    const token = readFileSync(join(panel.dataDir, 'install-token'), 'utf8').trim();
-    ({ organizationId } = await apiFromPage<{ organizationId: string }>(page, 'POST', '/api/install/v1/complete', {
-      proof: { kind: 'token', token },
-      organizationName: 'Acme',
-      ...OWNER,
-    }));
+    ({ organizationId } = await installThroughApi(page, panel, OWNER, 'Acme'));
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -95,15 +74,15 @@ describe.skipIf(missing !== null)('console organization settings, members and in
     await controlHolds(page, 'Organization name', 'Acme');
     await name.fill('');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await errorOf(name).waitFor();
-    expect(await errorOf(name).textContent()).toContain('must not be empty');
+    await fieldErrorOf(name).waitFor();
+    expect(await fieldErrorOf(name).textContent()).toContain('must not be empty');
     expect(await name.getAttribute('aria-invalid')).toBe('true');
     await screenshot(page, 'organization-settings-field-error');
 
     await name.fill('Acme Corp');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Settings saved.').waitFor();
-    expect(await errorOf(name).count()).toBe(0);
+    expect(await fieldErrorOf(name).count()).toBe(0);
     // The switcher in the top bar follows the new name.
     await page.getByLabel('Organization', { exact: true }).getByRole('option', { name: 'Acme Corp' }).waitFor({ state: 'attached' });
 
@@ -119,7 +98,7 @@ describe.skipIf(missing !== null)('console organization settings, members and in
     const invite = page.getByRole('form', { name: 'Invite someone' });
     await invite.getByLabel('E-mail to invite').fill('not an address');
     await invite.getByRole('button', { name: 'Invite' }).click();
-    await errorOf(invite.getByLabel('E-mail to invite')).waitFor();
+    await fieldErrorOf(invite.getByLabel('E-mail to invite')).waitFor();
 
     await invite.getByLabel('E-mail to invite').fill(INVITEE.email);
     await invite.getByLabel('Role of the new member').selectOption('member');
@@ -153,7 +132,7 @@ describe.skipIf(missing !== null)('console organization settings, members and in
     const password = invitee.getByLabel('New password');
     await password.fill('short');
     await invitee.getByRole('button', { name: 'Create account and join' }).click();
-    await errorOf(password).waitFor();
+    await fieldErrorOf(password).waitFor();
 
     await invitee.getByLabel('Your name (optional)').fill(INVITEE.name);
     await password.fill(INVITEE.password);
@@ -194,8 +173,8 @@ describe.skipIf(missing !== null)('console organization settings, members and in
     const ownRole = page.getByLabel(`Role of ${OWNER.email}`, { exact: true });
     await ownRole.selectOption('member');
     await page.getByRole('form', { name: `Change the role of ${OWNER.email}` }).getByRole('button', { name: 'Save role' }).click();
-    await errorOf(ownRole).waitFor();
-    expect(await errorOf(ownRole).textContent()).toContain('at least one owner');
+    await fieldErrorOf(ownRole).waitFor();
+    expect(await fieldErrorOf(ownRole).textContent()).toContain('at least one owner');
     await screenshot(page, 'organization-members');
 
     await page.getByRole('button', { name: `Remove ${INVITEE.email}` }).click();

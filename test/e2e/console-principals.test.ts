@@ -9,10 +9,20 @@
  * installed server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import {
+  apiFromPage,
+  chromiumMissing,
+  fieldErrorOf,
+  heading,
+  installThroughApi,
+  launchChromium,
+  type PanelFromSource,
+  screenshot,
+  startPanelFromSource,
+  unlabelledControls,
+  watchPage,
+} from './browser.ts';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`skipping the console principals browser tests: ${missing}`);
@@ -31,27 +41,7 @@ let watched: { problems: string[] };
 let organizationId: string;
 let serviceId: string;
 
-function apiFromPage<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ([method, path, body]) => {
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.status === 204 ? undefined : response.json();
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
-
-const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
-/** The error paragraph of the field an input belongs to (right under it, see forms.tsx). */
-const errorOf = (input: Locator) => input.locator('xpath=ancestor::div[contains(@class, "field")][1]').locator('.field-error');
 const rowOf = (table: Locator, text: string) => table.locator('tr').filter({ hasText: text });
-const unlabelledControls = () =>
-  page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('input, select, textarea')]
-      .filter((element) => !(element as HTMLInputElement).labels?.length && !element.getAttribute('aria-label'))
-      .map((element) => element.outerHTML.slice(0, 80)),
-  );
 
 /** No typed password is in the page: not in its markup and not in any input's value. */
 async function expectNoPasswordShown(): Promise<void> {
@@ -68,20 +58,13 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
     [panel, browser] = await Promise.all([startPanelFromSource(), launchChromium()]);
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     watched = watchPage(page, panel.url);
-    await page.goto(panel.url);
-    await waitForConsole(page);
-    const token = readFileSync(join(panel.dataDir, 'install-token'), 'utf8').trim();
-    ({ organizationId } = await apiFromPage<{ organizationId: string }>('POST', '/api/install/v1/complete', {
-      proof: { kind: 'token', token },
-      organizationName: 'Acme',
-      ...ADMIN,
-    }));
-    const workspaces = await apiFromPage<{ data: { id: string; name: string }[] }>('GET', `/api/client/v1/workspaces?organizationId=${organizationId}`);
-    const workspaceId = workspaces.data.find((workspace) => workspace.name === 'Default')!.id;
-    const project = await apiFromPage<{ id: string }>('POST', '/api/client/v1/projects', { workspaceId, name: 'shop' });
-    await apiFromPage('PUT', `/api/client/v1/projects/${project.id}/compose`, { yaml: 'services:\n  web:\n    image: nginx:1.27\n' });
-    const environment = await apiFromPage<{ id: string }>('POST', '/api/client/v1/environments', { projectId: project.id, name: 'production' });
-    const services = await apiFromPage<{ data: { id: string }[] }>('GET', `/api/client/v1/services?environmentId=${environment.id}`);
+    const installed = await installThroughApi(page, panel, ADMIN, 'Acme');
+    organizationId = installed.organizationId;
+    const workspaceId = installed.defaultWorkspaceId;
+    const project = await apiFromPage<{ id: string }>(page, 'POST', '/api/client/v1/projects', { workspaceId, name: 'shop' });
+    await apiFromPage(page, 'PUT', `/api/client/v1/projects/${project.id}/compose`, { yaml: 'services:\n  web:\n    image: nginx:1.27\n' });
+    const environment = await apiFromPage<{ id: string }>(page, 'POST', '/api/client/v1/environments', { projectId: project.id, name: 'production' });
+    const services = await apiFromPage<{ data: { id: string }[] }>(page, 'GET', `/api/client/v1/services?environmentId=${environment.id}`);
     serviceId = services.data[0]!.id;
     await page.goto(`${panel.url}/organizations/${organizationId}`);
   }, TIMEOUT);
@@ -93,17 +76,17 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
 
   test('creates a host account (a bad username is refused at its field) and sets a new password', async () => {
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Principals' }).click();
-    await heading('Principals').waitFor();
+    await heading(page, 'Principals').waitFor();
     await page.getByText('This organization has no principals yet.').waitFor();
     const create = page.getByRole('form', { name: 'Create a host account' });
     const username = create.getByLabel('Username');
     await username.fill('9 lives');
     await create.getByRole('button', { name: 'Create host account' }).click();
-    await expect(errorOf(username).textContent()).resolves.toContain('must start with a letter or _');
+    await expect(fieldErrorOf(username).textContent()).resolves.toContain('must start with a letter or _');
     expect(await username.getAttribute('aria-invalid')).toBe('true');
     await username.fill('u'.repeat(33));
     await create.getByRole('button', { name: 'Create host account' }).click();
-    await errorOf(username).filter({ hasText: 'at most 32 characters' }).waitFor();
+    await fieldErrorOf(username).filter({ hasText: 'at most 32 characters' }).waitFor();
 
     await username.fill('www-shop');
     await create.getByLabel('Login shell').selectOption('/bin/bash');
@@ -127,6 +110,7 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
     await edit.getByRole('button', { name: 'Save www-shop' }).click();
     await edit.waitFor({ state: 'detached' });
     const stored = await apiFromPage<{ data: { username: string; options: { shell: string; uid: number }; password: null; hasPassword: boolean }[] }>(
+      page,
       'GET',
       `/api/client/v1/principals?organizationId=${organizationId}`,
     );
@@ -137,7 +121,7 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
 
   test('adds a managed database with two databases and a database user', async () => {
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Managed databases' }).click();
-    await heading('Managed databases').waitFor();
+    await heading(page, 'Managed databases').waitFor();
     const add = page.getByRole('form', { name: 'Add a managed database' });
     await add.getByLabel('Name').fill('main-db');
     await add.getByLabel('Engine').selectOption({ label: 'PostgreSQL' });
@@ -147,7 +131,7 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
     const databases = add.getByLabel('Databases');
     await databases.fill('shop 1st');
     await add.getByRole('button', { name: 'Add managed database' }).click();
-    await errorOf(databases).filter({ hasText: '1st:' }).waitFor();
+    await fieldErrorOf(databases).filter({ hasText: '1st:' }).waitFor();
     await databases.fill('shop, analytics');
     await add.getByRole('button', { name: 'Add managed database' }).click();
 
@@ -171,7 +155,7 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
 
   test('the service runs as the host account and is bound to the database user; its binding variables are read-only', async () => {
     await page.goto(`${panel.url}/services/${serviceId}`);
-    await heading('web').waitFor();
+    await heading(page, 'web').waitFor();
     const runsAs = page.getByRole('region', { name: 'Runs as' });
     await runsAs.getByLabel('Host account', { exact: true }).selectOption({ label: 'www-shop' });
     await runsAs.getByRole('button', { name: 'Run as this account' }).click();
@@ -207,14 +191,14 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
 
   test('a database still bound cannot be dropped from its cluster: the refusal shows at the field', async () => {
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Managed databases' }).click();
-    await heading('Managed databases').waitFor();
+    await heading(page, 'Managed databases').waitFor();
     await page.getByRole('button', { name: 'Edit main-db' }).click();
     const edit = page.getByRole('form', { name: 'Edit main-db' });
     const databases = edit.getByLabel('Databases of main-db');
     expect(await databases.inputValue()).toBe('shop analytics');
     await databases.fill('analytics');
     await edit.getByRole('button', { name: 'Save main-db' }).click();
-    await errorOf(databases).filter({ hasText: 'database shop is still bound to a service' }).waitFor();
+    await fieldErrorOf(databases).filter({ hasText: 'database shop is still bound to a service' }).waitFor();
     expect(await databases.getAttribute('aria-invalid')).toBe('true');
     await screenshot(page, 'managed-database-in-use');
     await edit.getByRole('button', { name: 'Cancel' }).click();
@@ -223,7 +207,7 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
 
   test('removes the binding (its variables go) and the tenancy', async () => {
     await page.goto(`${panel.url}/services/${serviceId}`);
-    await heading('web').waitFor();
+    await heading(page, 'web').waitFor();
     const runsAs = page.getByRole('region', { name: 'Runs as' });
     const bindings = page.getByRole('region', { name: 'Database bindings' });
     const table = bindings.getByRole('table', { name: 'Database bindings' });
@@ -249,10 +233,10 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
       [`/services/${serviceId}`, 'web', 'service-bindings-phone'],
     ] as const) {
       await page.goto(`${panel.url}${path}`);
-      await heading(title).waitFor();
+      await heading(page, title).waitFor();
       await page.getByRole('status').filter({ hasText: 'Loading' }).first().waitFor({ state: 'detached' });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      expect(await unlabelledControls()).toEqual([]);
+      expect(await unlabelledControls(page)).toEqual([]);
       await screenshot(page, name);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -260,18 +244,18 @@ describe.skipIf(missing !== null)('console principals, managed databases and bin
 
   test('deletes the host account and the managed database with its user', async () => {
     await page.goto(`${panel.url}/organizations/${organizationId}/principals`);
-    await heading('Principals').waitFor();
+    await heading(page, 'Principals').waitFor();
     await page.getByRole('button', { name: 'Delete www-shop' }).click();
     await page.getByRole('dialog', { name: 'Delete www-shop?' }).getByRole('button', { name: 'Delete principal' }).click();
     await rowOf(page.getByRole('table', { name: 'Principals' }), 'www-shop').waitFor({ state: 'detached' });
     await rowOf(page.getByRole('table', { name: 'Principals' }), 'shop_app').waitFor();
 
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Managed databases' }).click();
-    await heading('Managed databases').waitFor();
+    await heading(page, 'Managed databases').waitFor();
     await page.getByRole('button', { name: 'Delete main-db' }).click();
     await page.getByRole('dialog', { name: 'Delete main-db?' }).getByRole('button', { name: 'Delete managed database' }).click();
     await page.getByText('No managed databases yet. Add one below.').waitFor();
-    const left = await apiFromPage<{ data: unknown[] }>('GET', `/api/client/v1/principals?organizationId=${organizationId}`);
+    const left = await apiFromPage<{ data: unknown[] }>(page, 'GET', `/api/client/v1/principals?organizationId=${organizationId}`);
     expect(left.data).toEqual([]);
     expect(watched.problems).toEqual([]);
   }, TIMEOUT);

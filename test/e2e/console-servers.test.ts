@@ -7,12 +7,12 @@
  * Screenshots go to test-results/console/. The tests run in order and share the installed server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import { apiFromPage, chromiumMissing, installThroughApi, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`skipping the console servers browser tests: ${missing}`);
@@ -28,17 +28,6 @@ let watched: { problems: string[] };
 let organizationId: string;
 let daemon: Subprocess | undefined;
 const daemonState = mkdtempSync(join(tmpdir(), 'panel-console-servers-daemon-'));
-
-function apiFromPage<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ([method, path, body]) => {
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.status === 204 ? undefined : response.json();
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
 
 const serversTable = () => page.getByRole('table', { name: 'Servers' });
 /** The one server row (the table's first row is its header). */
@@ -57,16 +46,9 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     [panel, browser] = await Promise.all([startPanelFromSource(), launchChromium()]);
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     watched = watchPage(page, panel.url);
-    await page.goto(panel.url);
-    await waitForConsole(page);
-    const token = readFileSync(join(panel.dataDir, 'install-token'), 'utf8').trim();
-    ({ organizationId } = await apiFromPage<{ organizationId: string }>('POST', '/api/install/v1/complete', {
-      proof: { kind: 'token', token },
-      organizationName: 'Acme',
-      ...ADMIN,
-    }));
-    await apiFromPage('POST', '/api/client/v1/tags', { organizationId, name: 'edge', color: '#0a7' });
-    await apiFromPage('POST', '/api/client/v1/tags', { organizationId, name: 'core' });
+    ({ organizationId } = await installThroughApi(page, panel, ADMIN, 'Acme'));
+    await apiFromPage(page, 'POST', '/api/client/v1/tags', { organizationId, name: 'edge', color: '#0a7' });
+    await apiFromPage(page, 'POST', '/api/client/v1/tags', { organizationId, name: 'core' });
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -80,7 +62,7 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     await page.goto(`${panel.url}/organizations/${organizationId}/servers`);
     await page.getByRole('heading', { level: 1, name: 'Servers', exact: true }).waitFor();
     await liveStatus().waitFor();
-    await page.getByText('No servers yet. Add one below.').waitFor();
+    await page.getByText('No servers yet.', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Create join command' }).click();
     const joinCommand = (await page.getByLabel('Join command', { exact: true }).textContent())!.trim();
     const [panelWord, daemonWord, joinWord, url, tokenFlag, token] = joinCommand.split(' ');
@@ -155,8 +137,8 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     await screenshot(page, 'servers-delete-dialog');
     await dialog.getByRole('button', { name: 'Delete server' }).click();
     await dialog.waitFor({ state: 'detached' });
-    await page.getByText('No servers yet. Add one below.').waitFor();
-    const left = await apiFromPage<{ data: unknown[] }>('GET', `/api/client/v1/servers?organizationId=${organizationId}`);
+    await page.getByText('No servers yet.', { exact: true }).waitFor();
+    const left = await apiFromPage<{ data: unknown[] }>(page, 'GET', `/api/client/v1/servers?organizationId=${organizationId}`);
     expect(left.data).toEqual([]);
   }, TIMEOUT);
 

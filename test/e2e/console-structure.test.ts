@@ -8,10 +8,8 @@
  * the installed server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumMissing, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import { apiFromPage, chromiumMissing, heading, installThroughApi, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, watchPage } from './browser.ts';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`skipping the console structure browser tests: ${missing}`);
@@ -27,25 +25,13 @@ let organizationId: string;
 let platformWorkspaceId: string;
 let blog: { workspaceId: string; projectId: string; environmentId: string };
 
-function apiFromPage<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ([method, path, body]) => {
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.status === 204 ? undefined : response.json();
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
-
-const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 const sidebarLink = (name: string) => page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name, exact: true });
 const settings = () => page.getByRole('region', { name: 'Settings' });
 
 async function rename(what: string, to: string): Promise<void> {
   await settings().getByLabel('Name', { exact: true }).fill(to);
   await settings().getByRole('button', { name: `Update ${what}` }).click();
-  await heading(to).waitFor();
+  await heading(page, to).waitFor();
   await settings().getByRole('status').getByText('Updated.').waitFor();
   // The new title does not pull keyboard focus away from the form to the heading.
   expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('H1');
@@ -71,21 +57,13 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
     [panel, browser] = await Promise.all([startPanelFromSource(), launchChromium()]);
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     watched = watchPage(page, panel.url);
-    await page.goto(panel.url);
-    await waitForConsole(page);
-    const token = readFileSync(join(panel.dataDir, 'install-token'), 'utf8').trim();
-    ({ organizationId } = await apiFromPage<{ organizationId: string }>('POST', '/api/install/v1/complete', {
-      proof: { kind: 'token', token },
-      organizationName: 'Acme',
-      ...ADMIN,
-    }));
-    const workspaces = await apiFromPage<{ data: { id: string; name: string; kind: string }[] }>('GET', `/api/client/v1/workspaces?organizationId=${organizationId}`);
-    platformWorkspaceId = workspaces.data.find((workspace) => workspace.kind === 'panel')!.id;
-    const workspaceId = workspaces.data.find((workspace) => workspace.name === 'Default')!.id;
-    const project = await apiFromPage<{ id: string }>('POST', '/api/client/v1/projects', { workspaceId, name: 'blog' });
-    const environments = await apiFromPage<{ data: { id: string }[] }>('GET', `/api/client/v1/environments?projectId=${project.id}`);
+    const installed = await installThroughApi(page, panel, ADMIN, 'Acme');
+    ({ organizationId, platformWorkspaceId } = installed);
+    const workspaceId = installed.defaultWorkspaceId;
+    const project = await apiFromPage<{ id: string }>(page, 'POST', '/api/client/v1/projects', { workspaceId, name: 'blog' });
+    const environments = await apiFromPage<{ data: { id: string }[] }>(page, 'GET', `/api/client/v1/environments?projectId=${project.id}`);
     blog = { workspaceId, projectId: project.id, environmentId: environments.data[0]!.id };
-    await apiFromPage('POST', '/api/client/v1/tags', { organizationId, name: 'critical', color: '#d1242f' });
+    await apiFromPage(page, 'POST', '/api/client/v1/tags', { organizationId, name: 'critical', color: '#d1242f' });
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -95,7 +73,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
 
   test('creates a workspace on the organization page; a refused name shows next to the field', async () => {
     await page.goto(`${panel.url}/organizations/${organizationId}`);
-    await heading('Acme').waitFor();
+    await heading(page, 'Acme').waitFor();
     const form = page.getByRole('form', { name: 'New workspace' });
     const name = form.getByLabel('Name', { exact: true });
     await name.fill('TurboPanel');
@@ -110,7 +88,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
     await name.fill('Storefront Team');
     await form.getByLabel('Description (optional)').fill('Customer-facing apps');
     await form.getByRole('button', { name: 'Create workspace' }).click();
-    await heading('Storefront Team').waitFor();
+    await heading(page, 'Storefront Team').waitFor();
     await page.getByText('Customer-facing apps').first().waitFor();
     await sidebarLink('Storefront Team').waitFor();
     await screenshot(page, 'workspace-new');
@@ -126,7 +104,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
 
   test('the platform workspace can be described but neither renamed, deleted nor given projects', async () => {
     await sidebarLink('TurboPanel').click();
-    await heading('TurboPanel').waitFor();
+    await heading(page, 'TurboPanel').waitFor();
     await settings().getByText('The platform workspace cannot be deleted.').waitFor();
     expect(await settings().getByLabel('Name', { exact: true }).count()).toBe(0);
     expect(await settings().getByRole('button', { name: 'Delete workspace' }).count()).toBe(0);
@@ -136,7 +114,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
     await page.locator('p.lead').getByText('Platform stack of Acme').waitFor();
     await screenshot(page, 'workspace-platform');
     await sidebarLink('Storefront').click();
-    await heading('Storefront').waitFor();
+    await heading(page, 'Storefront').waitFor();
   }, TIMEOUT);
 
   test('creates a project, shows a duplicate name next to the field, and renames the project', async () => {
@@ -144,11 +122,11 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
     await form.getByLabel('Name', { exact: true }).fill('shop');
     await form.getByLabel('Type (optional)').selectOption({ label: 'Compose stack' });
     await form.getByRole('button', { name: 'Create project' }).click();
-    await heading('shop').waitFor();
+    await heading(page, 'shop').waitFor();
     await page.getByRole('link', { name: 'production', exact: true }).waitFor();
 
     await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Workspace' }).click();
-    await heading('Storefront').waitFor();
+    await heading(page, 'Storefront').waitFor();
     await page.getByRole('list', { name: 'Projects' }).getByRole('link', { name: 'shop' }).waitFor();
     const name = form.getByLabel('Name', { exact: true });
     await name.fill('SHOP');
@@ -159,7 +137,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
     await screenshot(page, 'workspace-duplicate-project');
 
     await page.getByRole('list', { name: 'Projects' }).getByRole('link', { name: 'shop' }).click();
-    await heading('shop').waitFor();
+    await heading(page, 'shop').waitFor();
     await settings().getByLabel('Name', { exact: true }).fill('blog');
     await settings().getByRole('button', { name: 'Update project' }).click();
     await settings().locator('.field-error').getByText("a project named 'blog' already exists in this organization").waitFor();
@@ -172,7 +150,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
     await form.getByLabel('Name', { exact: true }).fill('staging');
     await form.getByLabel('Description (optional)').fill('Before production');
     await form.getByRole('button', { name: 'Create environment' }).click();
-    await heading('staging').waitFor();
+    await heading(page, 'staging').waitFor();
     await rename('environment', 'staging-eu');
     await tagWith('critical');
     await screenshot(page, 'environment-settings');
@@ -180,7 +158,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
 
   test('deletes the environment, the project and the workspace, each landing on its parent', async () => {
     await deleteWithConfirmation('environment', 'staging-eu');
-    await heading('web shop').waitFor();
+    await heading(page, 'web shop').waitFor();
     await page.getByRole('link', { name: 'production', exact: true }).waitFor();
     expect(await page.getByRole('link', { name: 'staging-eu' }).count()).toBe(0);
 
@@ -193,15 +171,15 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
     await dialog.waitFor({ state: 'detached' });
 
     await page.getByRole('link', { name: 'production', exact: true }).click();
-    await heading('production').waitFor();
+    await heading(page, 'production').waitFor();
     await deleteWithConfirmation('environment', 'production');
-    await heading('web shop').waitFor();
+    await heading(page, 'web shop').waitFor();
     await page.getByText('This project has no environments yet.').waitFor();
     await deleteWithConfirmation('project', 'web shop');
-    await heading('Storefront').waitFor();
+    await heading(page, 'Storefront').waitFor();
     await page.getByText('This workspace has no projects yet.').waitFor();
     await deleteWithConfirmation('workspace', 'Storefront');
-    await heading('Acme').waitFor();
+    await heading(page, 'Acme').waitFor();
     expect(new URL(page.url()).pathname).toBe(`/organizations/${organizationId}`);
     await sidebarLink('Storefront').waitFor({ state: 'detached' });
     await screenshot(page, 'organization-after-deletes');
@@ -217,7 +195,7 @@ describe.skipIf(missing !== null)('console workspaces, projects and environments
       [`/environments/${blog.environmentId}`, 'production', 'environment-phone', 'Settings'],
     ] as const) {
       await page.goto(`${panel.url}${path}`);
-      await heading(title).waitFor();
+      await heading(page, title).waitFor();
       await page.getByRole(section === 'Settings' ? 'region' : 'form', { name: section }).waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       const unlabelled = await page.evaluate(() =>

@@ -10,12 +10,15 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { totpCode } from '../../src/auth/totp.ts';
 import {
+  apiFromPage,
   chromiumMissing,
+  heading,
   launchChromium,
   type PanelFromSource,
   SCREENSHOT_DIR,
   screenshot,
   startPanelFromSource,
+  unlabelledControls,
   waitForConsole,
   watchPage,
 } from './browser.ts';
@@ -39,18 +42,6 @@ let watched: { problems: string[] };
 let projectId: string;
 let recoveryCodes: string[];
 
-/** A signed-in call from the page itself (the browser adds the cookie and the Origin). */
-function apiFromPage<T>(target: Page, method: string, path: string, body?: unknown): Promise<T> {
-  return target.evaluate(
-    async ([method, path, body]) => {
-      const response = await fetch(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-      return response.json();
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
-
 /**
  * Replaces an editor's text the way a user pastes a file: CodeMirror handles the paste event
  * itself. (Playwright's fill() goes through the browser's own contenteditable editing, which
@@ -65,16 +56,6 @@ async function pasteInto(editor: Locator, text: string): Promise<void> {
     element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
   }, text);
 }
-
-const heading = (target: Page, name: string) => target.getByRole('heading', { level: 1, name, exact: true });
-
-/** Inputs, selects and editors without an accessible name. */
-const unlabelledControls = (target: Page) =>
-  target.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('input, select, textarea, [contenteditable="true"]')]
-      .filter((element) => !(element as HTMLInputElement).labels?.length && !element.getAttribute('aria-label'))
-      .map((element) => element.outerHTML.slice(0, 80)),
-  );
 
 describe.skipIf(missing !== null)('console in Chromium', () => {
   beforeAll(async () => {
@@ -94,7 +75,7 @@ describe.skipIf(missing !== null)('console in Chromium', () => {
     await page.goto(panel.url);
     await waitForConsole(page);
     await expect(heading(page, 'Install Panel').isVisible()).resolves.toBe(true);
-    expect(await unlabelledControls(page)).toEqual([]);
+    expect(await unlabelledControls(page, { editors: true })).toEqual([]);
     await screenshot(page, 'install');
 
     await page.getByLabel('Install token').fill('pni_not-the-token');
@@ -126,7 +107,7 @@ describe.skipIf(missing !== null)('console in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
-    expect(await unlabelledControls(page)).toEqual([]);
+    expect(await unlabelledControls(page, { editors: true })).toEqual([]);
   }, TIMEOUT);
 
   test('navigates to a project, edits its Compose file with errors at their line, and previews the merge read-only', async () => {
@@ -160,7 +141,7 @@ describe.skipIf(missing !== null)('console in Chromium', () => {
     expect(await preview.getAttribute('aria-readonly')).toBe('true');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    expect(await unlabelledControls(page)).toEqual([]);
+    expect(await unlabelledControls(page, { editors: true })).toEqual([]);
     await screenshot(page, 'project');
 
     await page.reload();
