@@ -32,7 +32,7 @@ interface ErrorBody {
 
 /**
  * Dispatched on window when a signed-in call answers 401: the session ended (expired, revoked
- * elsewhere). A window event, because the Compose editor module has its own copy of this file.
+ * elsewhere). The console's root (app.tsx) listens and shows the sign-in page.
  */
 export const SESSION_ENDED_EVENT = 'panel:session-ended';
 

@@ -4,13 +4,15 @@
  * section that renames, describes and deletes (with a confirmation that explains in plain words
  * what blocks a delete, then lands on the parent page), and the hook that shows a saved copy
  * over the loaded one without reloading the page. Each change is announced (structure-api.ts)
- * so navigation elsewhere on screen follows it.
+ * so navigation elsewhere on screen follows it. Members of the organization, who may not write,
+ * get the values read-only instead (role.tsx).
  */
 import type { ComponentChildren, RefObject } from 'preact';
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { ApiError } from './api.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from './forms.tsx';
+import { ReadOnlyNote, useCanWrite } from './role.tsx';
 import { navigate } from './router.tsx';
 import { announceStructureChanged, NAME_HINTS, type NameAndDescription, type StructureKind } from './structure-api.ts';
 
@@ -42,22 +44,26 @@ const changesFrom = (values: Record<string, string>): NameAndDescription => ({
  */
 export function CreateForm({
   what,
+  organizationId,
   create,
   extraFields = [],
   children,
 }: {
   what: What;
+  organizationId: string;
   create: (fields: NameAndDescription, values: Record<string, string>) => Promise<{ id: string }>;
   extraFields?: string[];
   children?: (fieldProps: (name: string) => FieldBinding) => ComponentChildren;
 }) {
   const headingId = useId();
   const form = useForm(['name', 'description', ...extraFields]);
+  const writable = useCanWrite(organizationId);
   const submit = form.onSubmit(async (values) => {
     const created = await create(changesFrom(values), values);
     announceStructureChanged(what);
     navigate(`/${what}s/${created.id}`);
   });
+  if (!writable) return <ReadOnlyNote action={`create ${what}s`} />;
   return (
     <form ref={form.formRef} onSubmit={submit} noValidate class="card stack entity-form" aria-labelledby={headingId}>
       <h3 id={headingId}>New {what}</h3>
@@ -92,6 +98,7 @@ export function explainRestrict(what: What, error: ApiError): string | undefined
 interface EntitySettingsProps<T extends Named> {
   what: What;
   entity: T;
+  organizationId: string;
   /** Why the name cannot change (the platform workspace); the name field is then left out. */
   fixedName?: string;
   /** Why it cannot be deleted; the delete button is then left out. */
@@ -105,8 +112,13 @@ interface EntitySettingsProps<T extends Named> {
   parentHref: string;
 }
 
-/** Rename and describe an entity, and delete it after a confirmation. */
+/** Rename and describe an entity, and delete it after a confirmation; members see it read-only. */
 export function EntitySettings<T extends Named>(props: EntitySettingsProps<T>) {
+  const writable = useCanWrite(props.organizationId);
+  return writable ? <EditableSettings {...props} /> : <ReadOnlySettings what={props.what} entity={props.entity} />;
+}
+
+function EditableSettings<T extends Named>(props: EntitySettingsProps<T>) {
   const { what, entity, fixedName, undeletable } = props;
   const headingId = useId();
   const form = useForm(['name', 'description']);
@@ -162,6 +174,23 @@ export function EntitySettings<T extends Named>(props: EntitySettingsProps<T>) {
           <p>{props.consequence}</p>
         </ConfirmDialog>
       )}
+    </section>
+  );
+}
+
+/** What a member sees of the settings: the values, and who may change them. */
+function ReadOnlySettings({ what, entity }: { what: What; entity: Named }) {
+  const headingId = useId();
+  return (
+    <section aria-labelledby={headingId} class="card stack entity-settings">
+      <h2 id={headingId}>Settings</h2>
+      <dl class="facts">
+        <dt>Name</dt>
+        <dd>{entity.name ?? <span class="muted">Unnamed {what}</span>}</dd>
+        <dt>Description</dt>
+        <dd>{entity.description ?? <span class="muted">None</span>}</dd>
+      </dl>
+      <ReadOnlyNote />
     </section>
   );
 }

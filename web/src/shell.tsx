@@ -23,6 +23,7 @@ import { ManagedPage } from './pages/managed.tsx';
 import { OrganizationSettingsPage } from './pages/organization-settings.tsx';
 import { ORGANIZATIONS_CHANGED_EVENT } from './organization-api.ts';
 import { Link, matchPath, navigate, usePageTitle, usePath } from './router.tsx';
+import { SessionContext, useSessionState } from './role.tsx';
 import { useStructureChanged } from './structure-api.ts';
 
 const ROUTES: [pattern: string, page: (id: string) => JSX.Element][] = [
@@ -48,7 +49,19 @@ function pageFor(path: string, organizations: Organization[] | undefined) {
   return <NotFound />;
 }
 
-export function Shell({ session, onSignedOut }: { session: SessionSummary; onSignedOut: () => void }) {
+type ShellProps = { session: SessionSummary; onSignedOut: () => void };
+
+/** Pages read the caller's role in an organization from the session (role.tsx). */
+export function Shell({ session, onSignedOut }: ShellProps) {
+  const sessionState = useSessionState(session);
+  return (
+    <SessionContext.Provider value={sessionState}>
+      <ShellFrame session={sessionState.session} onSignedOut={onSignedOut} />
+    </SessionContext.Provider>
+  );
+}
+
+function ShellFrame({ session, onSignedOut }: ShellProps) {
   const path = usePath();
   const organizations = useList('organizations', (cursor) => api.organizations.list({ cursor }));
   const [chosen, setChosen] = useState<string | null>(null);

@@ -4,10 +4,13 @@
  * of base + the chosen environment's overlay beside the editor. Syntax errors show at their line
  * while typing; the server's validation errors show at their line after a save. The view
  * (editor alone, or editor and preview) is kept in the document as presentation.editorView.
+ * A platform project's documents, and every document for a member of the organization, are
+ * read-only.
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type Environment, type Project } from '../api.ts';
 import { FormAlert, type FormProblem, SubmitButton } from '../forms.tsx';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { YamlEditor } from './editor.tsx';
 import { type ComposeProblem, mergedPreview, parseText, placeOf, textOf } from './text.ts';
 
@@ -45,7 +48,9 @@ export function ComposeSection({ project, environments }: { project: Project; en
   const textFor = (key: string) => drafts[key] ?? saved[key] ?? '';
   const text = textFor(documentKey);
   const dirty = text !== saved[documentKey];
-  const readOnly = project.component !== null;
+  const isPlatform = project.component !== null;
+  const writable = useCanWrite(project.organizationId);
+  const readOnly = isPlatform || !writable;
 
   const parsed = useMemo(() => parseText(text, view), [text, view]);
   const problem = parsed.problem ?? (serverProblem?.text === text ? serverProblem : null);
@@ -133,7 +138,7 @@ export function ComposeSection({ project, environments }: { project: Project; en
       <div class={view === 'split' ? 'compose-panes split' : 'compose-panes'}>
         <form class="pane" onSubmit={save} aria-labelledby="compose-editor-heading">
           <h3 id="compose-editor-heading">{editorLabel}</h3>
-          {readOnly && <p class="notice">This is a platform project: its Compose file is read-only.</p>}
+          {isPlatform ? <p class="notice">This is a platform project: its Compose file is read-only.</p> : readOnly && <ReadOnlyNote />}
           <YamlEditor
             key={documentKey}
             label={editorLabel}

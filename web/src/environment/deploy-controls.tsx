@@ -1,6 +1,7 @@
 /**
  * Deploy, stop and destroy an environment, and its live state: the latest deployment and every
- * container, as /ws/client/v1 pushes them (live-environment.ts). Stop and destroy ask first.
+ * container, as /ws/client/v1 pushes them (live-environment.ts). Stop and destroy ask first;
+ * members of the organization, who may not deploy, see the live state only.
  */
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
@@ -8,6 +9,7 @@ import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { deployApi } from '../deploy-api.ts';
 import { FormAlert, type FormProblem } from '../forms.tsx';
 import { useLiveEnvironment } from '../live-environment.ts';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { PlacementRequired } from './deploy-preview.tsx';
 
 const CONNECTION_TEXT = {
@@ -19,8 +21,15 @@ const CONNECTION_TEXT = {
 
 const describeTime = (iso: string) => new Date(iso).toLocaleString();
 
-export function DeployControls({ environmentId, onDeployed }: { environmentId: string; onDeployed: () => void }) {
+interface DeployControlsProps {
+  environmentId: string;
+  organizationId: string;
+  onDeployed: () => void;
+}
+
+export function DeployControls({ environmentId, organizationId, onDeployed }: DeployControlsProps) {
   const live = useLiveEnvironment(environmentId);
+  const writable = useCanWrite(organizationId);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [placementMissing, setPlacementMissing] = useState(false);
@@ -48,18 +57,22 @@ export function DeployControls({ environmentId, onDeployed }: { environmentId: s
   return (
     <section aria-labelledby="deploy-heading">
       <h2 id="deploy-heading">Deployment</h2>
-      <div class="row">
-        <button type="button" class="primary" onClick={() => void deploy()} aria-busy={busy ? 'true' : undefined}>
-          {busy ? 'Deploying…' : 'Deploy'}
-        </button>
-        <button type="button" onClick={() => setConfirming('stop')}>
-          Stop
-        </button>
-        <button type="button" class="danger" onClick={() => setConfirming('destroy')}>
-          Destroy
-        </button>
-      </div>
-      {placementMissing && <PlacementRequired />}
+      {writable ? (
+        <div class="row">
+          <button type="button" class="primary" onClick={() => void deploy()} aria-busy={busy ? 'true' : undefined}>
+            {busy ? 'Deploying…' : 'Deploy'}
+          </button>
+          <button type="button" onClick={() => setConfirming('stop')}>
+            Stop
+          </button>
+          <button type="button" class="danger" onClick={() => setConfirming('destroy')}>
+            Destroy
+          </button>
+        </div>
+      ) : (
+        <ReadOnlyNote action="deploy, stop or destroy this environment" />
+      )}
+      {placementMissing && <PlacementRequired organizationId={organizationId} />}
       <FormAlert problem={problem} />
       {warnings.length > 0 && (
         <div class="notice" role="status">

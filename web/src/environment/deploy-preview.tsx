@@ -6,6 +6,7 @@
 import type { ApiError } from '../api.ts';
 import { LoadFailed, Loading } from '../data.tsx';
 import type { DeployPreview, ResolvedEntry } from '../deploy-api.ts';
+import { useCanWrite } from '../role.tsx';
 
 export const PIN_ANCHOR = 'server-pin';
 
@@ -25,15 +26,20 @@ export function SetPinLink({ children }: { children: string }) {
   );
 }
 
-export function PlacementRequired() {
+export function PlacementRequired({ organizationId }: { organizationId: string }) {
+  const writable = useCanWrite(organizationId);
   return (
     <div class="alert" role="alert">
       <p>
         <strong>No server to deploy to.</strong> This environment has no server pin and its project has no default server.
       </p>
-      <p>
-        <SetPinLink>Set the server pin</SetPinLink> below, or choose a default server on the project page.
-      </p>
+      {writable ? (
+        <p>
+          <SetPinLink>Set the server pin</SetPinLink> below, or choose a default server on the project page.
+        </p>
+      ) : (
+        <p>An admin or owner of the organization can set the server pin or the project's default server.</p>
+      )}
     </div>
   );
 }
@@ -77,7 +83,7 @@ interface PreviewState {
   reload: () => void;
 }
 
-export function DeployPreviewSection({ preview }: { preview: PreviewState }) {
+export function DeployPreviewSection({ preview, organizationId }: { preview: PreviewState; organizationId: string }) {
   return (
     <section aria-labelledby="preview-heading">
       <div class="section-header">
@@ -88,13 +94,13 @@ export function DeployPreviewSection({ preview }: { preview: PreviewState }) {
           Refresh preview
         </button>
       </div>
-      <PreviewBody preview={preview} />
+      <PreviewBody preview={preview} organizationId={organizationId} />
     </section>
   );
 }
 
-function PreviewBody({ preview }: { preview: PreviewState }) {
-  if (preview.error?.code === 'server_placement_required') return <PlacementRequired />;
+function PreviewBody({ preview, organizationId }: { preview: PreviewState; organizationId: string }) {
+  if (preview.error?.code === 'server_placement_required') return <PlacementRequired organizationId={organizationId} />;
   if (preview.error) return <LoadFailed error={preview.error} what="the deploy preview" retry={preview.reload} />;
   if (!preview.data) return <Loading what="the deploy preview" />;
   const { data } = preview;

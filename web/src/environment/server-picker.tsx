@@ -1,12 +1,14 @@
 /**
  * Choosing a server: the environment's placement pin or the project's default server. The
  * empty choice clears it (null). Saved with its own button; an API error shows under the select.
+ * Members of the organization see the choice, disabled, without the button.
  */
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { useList } from '../data.tsx';
 import { deployApi } from '../deploy-api.ts';
 import { SubmitButton } from '../forms.tsx';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 
 interface ServerPickerProps {
   id: string;
@@ -24,6 +26,7 @@ export function ServerPicker({ id, organizationId, label, emptyLabel, hint, valu
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState('');
+  const writable = useCanWrite(organizationId);
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -51,6 +54,7 @@ export function ServerPicker({ id, organizationId, label, emptyLabel, hint, valu
           id={id}
           name="serverId"
           value={choice}
+          disabled={!writable}
           onChange={(event) => setChoice(event.currentTarget.value)}
           aria-invalid={error ? 'true' : undefined}
           aria-describedby={`${id}-hint${error ? ` ${id}-error` : ''}`}
@@ -73,14 +77,18 @@ export function ServerPicker({ id, organizationId, label, emptyLabel, hint, valu
           </p>
         )}
       </div>
-      <div class="row">
-        <SubmitButton busy={busy} busyLabel="Saving…">
-          Set {label.toLowerCase()}
-        </SubmitButton>
-        <span role="status" class="muted">
-          {status}
-        </span>
-      </div>
+      {writable ? (
+        <div class="row">
+          <SubmitButton busy={busy} busyLabel="Saving…">
+            Set {label.toLowerCase()}
+          </SubmitButton>
+          <span role="status" class="muted">
+            {status}
+          </span>
+        </div>
+      ) : (
+        <ReadOnlyNote />
+      )}
     </form>
   );
 }

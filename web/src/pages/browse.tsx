@@ -59,9 +59,9 @@ export function OrganizationPage({ id }: { id: string }) {
             </ul>
           )}
         </ListView>
-        <CreateForm what="workspace" create={(fields) => structureApi.workspaces.create({ organizationId: id, ...fields })} />
+        <CreateForm what="workspace" organizationId={id} create={(fields) => structureApi.workspaces.create({ organizationId: id, ...fields })} />
       </section>
-      <VariablesSection scope={{ scope: 'organization', id, label: `organization ${organization.data.name}` }} ancestors={[]} />
+      <VariablesSection organizationId={id} scope={{ scope: 'organization', id, label: `organization ${organization.data.name}` }} ancestors={[]} />
     </>
   );
 }
@@ -101,6 +101,7 @@ function NewProject({ workspace }: { workspace: Workspace }) {
   return (
     <CreateForm
       what="project"
+      organizationId={workspace.organizationId}
       extraFields={['type']}
       create={(fields, values) => {
         const type = values.type as ProjectType | '';
@@ -138,6 +139,7 @@ export function WorkspacePage({ id }: { id: string }) {
         <NewProject workspace={workspace} />
       </section>
       <VariablesSection
+        organizationId={workspace.organizationId}
         scope={{ scope: 'workspace', id, label: `workspace ${name}` }}
         ancestors={[{ scope: 'organization', id: workspace.organizationId, label: 'the organization', href: organizationHref }]}
       />
@@ -145,6 +147,7 @@ export function WorkspacePage({ id }: { id: string }) {
         key={id}
         what="workspace"
         entity={workspace}
+        organizationId={workspace.organizationId}
         fixedName={isPlatform ? `This is the platform workspace: it keeps the name ${name}, which is reserved for it.` : undefined}
         undeletable={isPlatform ? 'The platform workspace cannot be deleted.' : undefined}
         save={(changes) => structureApi.workspaces.update(id, changes)}

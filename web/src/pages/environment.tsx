@@ -72,8 +72,8 @@ export function EnvironmentPage({ id }: { id: string }) {
           }}
         />
       </section>
-      <DeployControls environmentId={id} onDeployed={refreshPreview} />
-      <DeployPreviewSection preview={{ ...preview, reload: refreshPreview }} />
+      <DeployControls environmentId={id} organizationId={project.data.organizationId} onDeployed={refreshPreview} />
+      <DeployPreviewSection preview={{ ...preview, reload: refreshPreview }} organizationId={project.data.organizationId} />
       <section aria-labelledby="services-heading">
         <h2 id="services-heading">Services</h2>
         <ListView list={services} what="services" empty="No services yet: add them to the Compose file on the project page.">
@@ -89,11 +89,12 @@ export function EnvironmentPage({ id }: { id: string }) {
           )}
         </ListView>
       </section>
-      <VariablesSection scope={{ scope: 'environment', id, label: `environment ${name}` }} ancestors={projectAncestors(project.data)} />
+      <VariablesSection organizationId={project.data.organizationId} scope={{ scope: 'environment', id, label: `environment ${name}` }} ancestors={projectAncestors(project.data)} />
       <EntitySettings
         key={id}
         what="environment"
         entity={environment}
+        organizationId={project.data.organizationId}
         save={(changes) => structureApi.environments.update(id, changes)}
         onSaved={setSaved}
         remove={() => structureApi.environments.remove(id)}

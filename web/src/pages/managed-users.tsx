@@ -1,13 +1,15 @@
 /**
  * The database users of one managed cluster (principals of kind database with its managedId):
  * listed with the databases each is meant for, created with a write-only or generated password,
- * and deleted after a confirmation that names what goes with them (their bindings).
+ * and deleted after a confirmation that names what goes with them (their bindings). Members of
+ * the organization see the list only.
  */
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { ListView, useList } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { databasesOf, type ManagedCluster, onListField, type Principal, principalApi, type WrittenPrincipal } from '../principals-api.ts';
+import { useCanWrite } from '../role.tsx';
 import { GeneratedPassword } from './principals.tsx';
 import { CheckField, explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
 
@@ -17,6 +19,7 @@ export function DatabaseUsers({ cluster }: { cluster: ManagedCluster }) {
   const users = useList(`database-users:${cluster.id}`, (cursor) => principalApi.list({ managedId: cluster.id, cursor }));
   const [written, setWritten] = useState<WrittenPrincipal | null>(null);
   const [deleting, setDeleting] = useState<Principal | null>(null);
+  const writable = useCanWrite(cluster.organizationId);
   const headingId = `cluster-${cluster.id}-users-heading`;
   return (
     <section aria-labelledby={headingId} class="stack">
@@ -32,7 +35,7 @@ export function DatabaseUsers({ cluster }: { cluster: ManagedCluster }) {
                   <th scope="col">Applied username</th>
                   <th scope="col">Databases</th>
                   <th scope="col">Password</th>
-                  <th scope="col">Actions</th>
+                  {writable && <th scope="col">Actions</th>}
                 </tr>
               </thead>
               <tbody>
@@ -47,11 +50,13 @@ export function DatabaseUsers({ cluster }: { cluster: ManagedCluster }) {
                     </td>
                     <td>{user.metadata?.databases?.join(', ') || <span class="muted">Any</span>}</td>
                     <td>{user.hasPassword ? 'Set' : 'None'}</td>
-                    <td>
-                      <button type="button" class="danger" onClick={() => setDeleting(user)} aria-label={`Delete database user ${user.username}`}>
-                        Delete
-                      </button>
-                    </td>
+                    {writable && (
+                      <td>
+                        <button type="button" class="danger" onClick={() => setDeleting(user)} aria-label={`Delete database user ${user.username}`}>
+                          Delete
+                        </button>
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -59,16 +64,18 @@ export function DatabaseUsers({ cluster }: { cluster: ManagedCluster }) {
           </div>
         )}
       </ListView>
-      <details>
-        <summary>Add a database user to {cluster.name}</summary>
-        <CreateDatabaseUser
-          cluster={cluster}
-          onCreated={(user) => {
-            setWritten(user);
-            users.reload();
-          }}
-        />
-      </details>
+      {writable && (
+        <details>
+          <summary>Add a database user to {cluster.name}</summary>
+          <CreateDatabaseUser
+            cluster={cluster}
+            onCreated={(user) => {
+              setWritten(user);
+              users.reload();
+            }}
+          />
+        </details>
+      )}
       {deleting && (
         <ConfirmDialog
           title={`Delete database user ${deleting.username}?`}

@@ -2,7 +2,7 @@
  * The managed database clusters of an organization: where each listens (host, port), its engine
  * and version, and the databases bindings may use (options.databases). Clusters are added,
  * changed and deleted here, and each one's database users are managed in its own section
- * (managed-users.tsx).
+ * (managed-users.tsx). Members of the organization see them without the controls that change them.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -11,6 +11,7 @@ import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { type ClusterFields, databasesOf, ENGINES, type Engine, type ManagedCluster, managedApi, namesIn, onListField, optionalInteger } from '../principals-api.ts';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { DatabaseUsers } from './managed-users.tsx';
@@ -23,6 +24,7 @@ const engineLabel = (engine: Engine) => ENGINE_CHOICES.find((choice) => choice.v
 export function ManagedPage({ organizationId }: { organizationId: string }) {
   const organization = useResource(`organization:${organizationId}`, () => api.organizations.get(organizationId));
   const clusters = useList(`managed:${organizationId}`, (cursor) => managedApi.list({ organizationId, cursor }));
+  const writable = useCanWrite(organizationId);
   useCurrentOrganization(organizationId);
   usePageTitle('Managed databases');
 
@@ -44,10 +46,14 @@ export function ManagedPage({ organizationId }: { organizationId: string }) {
           </ul>
         )}
       </ListView>
-      <section aria-labelledby="add-cluster-heading">
-        <h2 id="add-cluster-heading">Add a managed database</h2>
-        <ClusterForm organizationId={organizationId} onSaved={clusters.reload} />
-      </section>
+      {writable ? (
+        <section aria-labelledby="add-cluster-heading">
+          <h2 id="add-cluster-heading">Add a managed database</h2>
+          <ClusterForm organizationId={organizationId} onSaved={clusters.reload} />
+        </section>
+      ) : (
+        <ReadOnlyNote action="add, change or delete managed databases and their users" />
+      )}
     </>
   );
 }
@@ -55,6 +61,7 @@ export function ManagedPage({ organizationId }: { organizationId: string }) {
 function ClusterSection({ cluster, onChanged }: { cluster: ManagedCluster; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  const writable = useCanWrite(cluster.organizationId);
   const headingId = `cluster-${cluster.id}-heading`;
   const databases = databasesOf(cluster);
   return (
@@ -80,7 +87,7 @@ function ClusterSection({ cluster, onChanged }: { cluster: ManagedCluster; onCha
           }}
           onCancel={() => setEditing(false)}
         />
-      ) : (
+      ) : writable ? (
         <div class="row compact">
           <button type="button" onClick={() => setEditing(true)} aria-label={`Edit ${cluster.name}`}>
             Edit
@@ -89,7 +96,7 @@ function ClusterSection({ cluster, onChanged }: { cluster: ManagedCluster; onCha
             Delete
           </button>
         </div>
-      )}
+      ) : null}
       <DatabaseUsers cluster={cluster} />
       {deleting && (
         <ConfirmDialog

@@ -2,32 +2,31 @@
  * An organization's settings page: its name and the defaults new projects and principals use
  * (admins and owners), the two opt-ins that hand out power over the servers (owners only), and
  * below them the members and invitations (members.tsx). What the caller's role cannot change is
- * shown read-only with the reason; the role comes from the session's memberships.
+ * shown read-only with the reason; the role comes from the shell's session (role.tsx).
  */
 import type { RefObject } from 'preact';
 import { useEffect, useId, useState } from 'preact/hooks';
-import { api } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { LoadFailed, Loading, useResource } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { announceOrganizationsChanged, hasRole, organizationApi, type OrganizationSettings, type Role } from '../organization-api.ts';
+import { useOrganizationRole, useSession } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { InvitationsSection, MembersSection } from './members.tsx';
 
 export function OrganizationSettingsPage({ id }: { id: string }) {
   const organization = useResource(`organization-settings:${id}`, () => organizationApi.get(id));
-  const session = useResource('organization-settings-session', () => api.auth.session());
+  const { session, refresh: refreshSession } = useSession();
+  const role = useOrganizationRole(id);
   // The answer of the last save, so the forms keep their place instead of reloading.
   const [saved, setSaved] = useState<OrganizationSettings | null>(null);
   useCurrentOrganization(id);
   usePageTitle('Organization settings');
 
-  const failed = organization.error ?? session.error;
-  if (failed) return <LoadFailed error={failed} what="the organization settings" retry={organization.error ? organization.reload : session.reload} />;
-  if (!organization.data || !session.data) return <Loading what="the organization settings" />;
+  if (organization.error) return <LoadFailed error={organization.error} what="the organization settings" retry={organization.reload} />;
+  if (!organization.data) return <Loading what="the organization settings" />;
   const current = saved?.id === id ? saved : organization.data;
-  const role = session.data.memberships.find((membership) => membership.organizationId === id)?.role;
   const onSaved = (updated: OrganizationSettings) => {
     setSaved(updated);
     if (updated.name !== current.name) announceOrganizationsChanged();
@@ -39,7 +38,7 @@ export function OrganizationSettingsPage({ id }: { id: string }) {
       {role && <p class="lead">Your role in {current.name}: {role}.</p>}
       <GeneralSettings organization={current} canEdit={hasRole(role, 'admin')} onSaved={onSaved} />
       <ServerAccessSettings organization={current} canEdit={hasRole(role, 'owner')} onSaved={onSaved} />
-      <MembersSection organizationId={id} role={role} currentUserId={session.data.user.id} onOwnRoleChanged={session.reload} />
+      <MembersSection organizationId={id} role={role} currentUserId={session.user.id} onOwnRoleChanged={refreshSession} />
       <InvitationsSection organizationId={id} role={role} />
     </>
   );

@@ -2,7 +2,8 @@
  * The principals of an organization: host accounts (system principals services run as) and
  * database users of its managed clusters, listed with their applied login and scope. Host
  * accounts are created here; any principal can be edited (shell and ids of a host account, and
- * the write-only password, which is never shown) and deleted after a confirmation.
+ * the write-only password, which is never shown) and deleted after a confirmation. Members of
+ * the organization see the list only.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -11,6 +12,7 @@ import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { managedApi, optionalInteger, type Principal, principalApi, SHELLS, type Shell, SYSTEM_USERNAME_MAX, type WrittenPrincipal } from '../principals-api.ts';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { ShownOnce } from './account-security.tsx';
 import { Breadcrumbs } from './browse.tsx';
@@ -33,6 +35,7 @@ export function PrincipalsPage({ organizationId }: { organizationId: string }) {
   const [editing, setEditing] = useState<Principal | null>(null);
   const [deleting, setDeleting] = useState<Principal | null>(null);
   const [written, setWritten] = useState<WrittenPrincipal | null>(null);
+  const writable = useCanWrite(organizationId);
   useCurrentOrganization(organizationId);
   usePageTitle('Principals');
 
@@ -53,10 +56,10 @@ export function PrincipalsPage({ organizationId }: { organizationId: string }) {
       </p>
       <GeneratedPassword written={written} onDone={() => setWritten(null)} />
       <ListView list={principals} what="principals" empty="This organization has no principals yet.">
-        {(items) => <PrincipalsTable organizationId={organizationId} principals={items} onEdit={setEditing} onDelete={setDeleting} />}
+        {(items) => <PrincipalsTable organizationId={organizationId} principals={items} writable={writable} onEdit={setEditing} onDelete={setDeleting} />}
       </ListView>
       {editing && <EditPrincipalForm key={editing.id} principal={editing} onSaved={saved} onCancel={() => setEditing(null)} />}
-      <CreateHostAccount organizationId={organizationId} onCreated={saved} />
+      {writable ? <CreateHostAccount organizationId={organizationId} onCreated={saved} /> : <ReadOnlyNote action="create, edit or delete principals" />}
       {deleting && (
         <ConfirmDialog
           title={`Delete ${deleting.username}?`}
@@ -81,7 +84,16 @@ export function PrincipalsPage({ organizationId }: { organizationId: string }) {
   );
 }
 
-function PrincipalsTable({ organizationId, principals, onEdit, onDelete }: { organizationId: string; principals: Principal[]; onEdit: (principal: Principal) => void; onDelete: (principal: Principal) => void }) {
+interface PrincipalsTableProps {
+  organizationId: string;
+  principals: Principal[];
+  /** Whether the caller may edit and delete (admins and owners). */
+  writable: boolean;
+  onEdit: (principal: Principal) => void;
+  onDelete: (principal: Principal) => void;
+}
+
+function PrincipalsTable({ organizationId, principals, writable, onEdit, onDelete }: PrincipalsTableProps) {
   const clusters = useList(`managed:${organizationId}`, (cursor) => managedApi.list({ organizationId, cursor }));
   const clusterName = (id: string) => clusters.data?.find((cluster) => cluster.id === id)?.name ?? 'a managed database';
   return (
@@ -94,7 +106,7 @@ function PrincipalsTable({ organizationId, principals, onEdit, onDelete }: { org
             <th scope="col">Kind</th>
             <th scope="col">Scope</th>
             <th scope="col">Password</th>
-            <th scope="col">Actions</th>
+            {writable && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
@@ -120,16 +132,18 @@ function PrincipalsTable({ organizationId, principals, onEdit, onDelete }: { org
                 )}
               </td>
               <td>{principal.hasPassword ? 'Set' : 'None'}</td>
-              <td>
-                <div class="row compact">
-                  <button type="button" onClick={() => onEdit(principal)} aria-label={`Edit ${principal.username}`}>
-                    Edit
-                  </button>
-                  <button type="button" class="danger" onClick={() => onDelete(principal)} aria-label={`Delete ${principal.username}`}>
-                    Delete
-                  </button>
-                </div>
-              </td>
+              {writable && (
+                <td>
+                  <div class="row compact">
+                    <button type="button" onClick={() => onEdit(principal)} aria-label={`Edit ${principal.username}`}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger" onClick={() => onDelete(principal)} aria-label={`Delete ${principal.username}`}>
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>

@@ -52,7 +52,7 @@ export function ProjectPage({ id }: { id: string }) {
           )}
         </ListView>
         {!isPlatform && (
-          <CreateForm what="environment" create={(fields) => structureApi.environments.create({ projectId: id, ...fields })} />
+          <CreateForm what="environment" organizationId={project.organizationId} create={(fields) => structureApi.environments.create({ projectId: id, ...fields })} />
         )}
       </section>
       <section aria-labelledby="default-server-heading">
@@ -72,7 +72,7 @@ export function ProjectPage({ id }: { id: string }) {
       ) : (
         <Loading what="the Compose documents" />
       )}
-      <VariablesSection scope={{ scope: 'project', id, label: `project ${name}` }} ancestors={projectAncestors(project).slice(0, 2)} />
+      <VariablesSection organizationId={project.organizationId} scope={{ scope: 'project', id, label: `project ${name}` }} ancestors={projectAncestors(project).slice(0, 2)} />
       {isPlatform ? (
         <p class="notice">This is a platform project: Panel manages it, so it cannot be renamed or deleted here.</p>
       ) : (
@@ -80,6 +80,7 @@ export function ProjectPage({ id }: { id: string }) {
           key={id}
           what="project"
           entity={project}
+          organizationId={project.organizationId}
           save={(changes) => structureApi.projects.update(id, changes)}
           onSaved={setSaved}
           remove={() => structureApi.projects.remove(id)}

@@ -3,7 +3,8 @@
  * /ws/client/v1 (live-servers.ts; until the first snapshot, and if the socket is refused, the
  * GET /servers list is shown), their tags (with a tag filter), rename, delete (a 409
  * has_dependents is explained), and "Add server": a join token whose exact `panel daemon join`
- * command is shown once, with a copy button.
+ * command is shown once, with a copy button. Members of the organization see the servers without
+ * the controls that change them.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiError } from '../api.ts';
@@ -13,6 +14,7 @@ import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx
 import { type CreatedJoinToken, deployApi, type Server } from '../deploy-api.ts';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { useLiveServers } from '../live-servers.ts';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { TagPicker, useTagFilter } from './tags.tsx';
@@ -132,12 +134,14 @@ function AddServer({ organizationId }: { organizationId: string }) {
 
 interface TableProps {
   organizationId: string;
+  /** Whether the caller may rename and delete (admins and owners). */
+  writable: boolean;
   /** Reloads the list after a rename; absent while the live socket pushes changes. */
   onChanged?: () => void;
   onDelete: (server: Server) => void;
 }
 
-function ServerTable({ servers, organizationId, onChanged, onDelete }: TableProps & { servers: Server[] }) {
+function ServerTable({ servers, organizationId, writable, onChanged, onDelete }: TableProps & { servers: Server[] }) {
   const [renaming, setRenaming] = useState<string | null>(null);
   const now = useNow(30_000);
   return (
@@ -150,7 +154,7 @@ function ServerTable({ servers, organizationId, onChanged, onDelete }: TableProp
             <th scope="col">Last seen</th>
             <th scope="col">Host</th>
             <th scope="col">Tags</th>
-            <th scope="col">Actions</th>
+            {writable && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
@@ -170,26 +174,28 @@ function ServerTable({ servers, organizationId, onChanged, onDelete }: TableProp
               <td>
                 <TagPicker taggable="servers" id={server.id} organizationId={organizationId} />
               </td>
-              <td>
-                {renaming === server.id ? (
-                  <RenameForm
-                    server={server}
-                    onDone={() => {
-                      setRenaming(null);
-                      onChanged?.();
-                    }}
-                  />
-                ) : (
-                  <div class="row compact">
-                    <button type="button" onClick={() => setRenaming(server.id)} aria-label={`Rename ${server.name}`}>
-                      Rename
-                    </button>
-                    <button type="button" class="danger" onClick={() => onDelete(server)} aria-label={`Delete ${server.name}`}>
-                      Delete
-                    </button>
-                  </div>
-                )}
-              </td>
+              {writable && (
+                <td>
+                  {renaming === server.id ? (
+                    <RenameForm
+                      server={server}
+                      onDone={() => {
+                        setRenaming(null);
+                        onChanged?.();
+                      }}
+                    />
+                  ) : (
+                    <div class="row compact">
+                      <button type="button" onClick={() => setRenaming(server.id)} aria-label={`Rename ${server.name}`}>
+                        Rename
+                      </button>
+                      <button type="button" class="danger" onClick={() => onDelete(server)} aria-label={`Delete ${server.name}`}>
+                        Delete
+                      </button>
+                    </div>
+                  )}
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -209,7 +215,7 @@ function FilteredServers({ servers, ...table }: TableProps & { servers: Server[]
           Filtering…
         </p>
       ) : servers.length === 0 ? (
-        <p class="muted">No servers yet. Add one below.</p>
+        <p class="muted">No servers yet.</p>
       ) : filter.kept.length === 0 ? (
         <p class="muted">No server carries that tag.</p>
       ) : (
@@ -224,13 +230,14 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
   const listed = useList(`servers:${organizationId}`, (cursor) => deployApi.servers.list({ organizationId, cursor }));
   const live = useLiveServers(organizationId);
   const [deleting, setDeleting] = useState<Server | null>(null);
+  const writable = useCanWrite(organizationId);
   useCurrentOrganization(organizationId);
   usePageTitle('Servers');
 
   if (organization.error) return <LoadFailed error={organization.error} what="the organization" retry={organization.reload} />;
   if (!organization.data) return <Loading what="the organization" />;
   // Live rows need no reload: the socket pushes renames and deletes too.
-  const table = { organizationId, onChanged: live.servers ? undefined : listed.reload, onDelete: setDeleting };
+  const table = { organizationId, writable, onChanged: live.servers ? undefined : listed.reload, onDelete: setDeleting };
   return (
     <>
       <Breadcrumbs items={[{ label: organization.data.name, href: `/organizations/${organizationId}` }, { label: 'Servers' }]} />
@@ -242,11 +249,11 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
       {live.servers ? (
         <FilteredServers servers={live.servers} {...table} />
       ) : (
-        <ListView list={listed} what="servers" empty="No servers yet. Add one below.">
+        <ListView list={listed} what="servers" empty="No servers yet.">
           {(items) => <FilteredServers servers={items} {...table} />}
         </ListView>
       )}
-      <AddServer organizationId={organizationId} />
+      {writable ? <AddServer organizationId={organizationId} /> : <ReadOnlyNote action="add, rename or delete servers" />}
       {deleting && (
         <ConfirmDialog
           title={`Delete server ${deleting.name}?`}

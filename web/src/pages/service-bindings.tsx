@@ -3,13 +3,15 @@
  * attached to the service, each with the database it uses, the prefix of the credential keys it
  * writes (<PREFIX>_HOST, _PORT, _NAME, _USER, _PASSWORD, _URL) and whether it also writes the
  * engine's conventional keys. The keys are variables of the service that the binding owns:
- * after any change here the page's variables are reloaded (`onChanged`).
+ * after any change here the page's variables are reloaded (`onChanged`). Members of the
+ * organization see the bindings without the controls that change them.
  */
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { allPages, type Binding, bindingApi, databasesOf, type Engine, type ManagedCluster, managedApi, type Principal, principalApi } from '../principals-api.ts';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link } from '../router.tsx';
 import { CheckField, explainRefusal, SelectField, useFieldDefaults } from './principal-fields.tsx';
 
@@ -37,6 +39,7 @@ export function DatabaseBindingsSection({ serviceId, organizationId, onChanged }
   });
   const [editing, setEditing] = useState<Binding | null>(null);
   const [deleting, setDeleting] = useState<Binding | null>(null);
+  const writable = useCanWrite(organizationId);
   // The create form starts over after each change (a new key), with the user and prefix defaults.
   const [revision, setRevision] = useState(0);
   const changed = () => {
@@ -77,7 +80,7 @@ export function DatabaseBindingsSection({ serviceId, organizationId, onChanged }
                   <th scope="col">Database</th>
                   <th scope="col">Key prefix</th>
                   <th scope="col">Engine keys</th>
-                  <th scope="col">Actions</th>
+                  {writable && <th scope="col">Actions</th>}
                 </tr>
               </thead>
               <tbody>
@@ -95,16 +98,18 @@ export function DatabaseBindingsSection({ serviceId, organizationId, onChanged }
                         <code>{binding.keyPrefix}</code>
                       </td>
                       <td>{binding.emitEngineDefaults ? 'Yes' : 'No'}</td>
-                      <td>
-                        <div class="row compact">
-                          <button type="button" onClick={() => setEditing(binding)} aria-label={`Edit binding ${label}`}>
-                            Edit
-                          </button>
-                          <button type="button" class="danger" onClick={() => setDeleting(binding)} aria-label={`Remove binding ${label}`}>
-                            Remove
-                          </button>
-                        </div>
-                      </td>
+                      {writable && (
+                        <td>
+                          <div class="row compact">
+                            <button type="button" onClick={() => setEditing(binding)} aria-label={`Edit binding ${label}`}>
+                              Edit
+                            </button>
+                            <button type="button" class="danger" onClick={() => setDeleting(binding)} aria-label={`Remove binding ${label}`}>
+                              Remove
+                            </button>
+                          </div>
+                        </td>
+                      )}
                     </tr>
                   );
                 })}
@@ -116,7 +121,9 @@ export function DatabaseBindingsSection({ serviceId, organizationId, onChanged }
       {editing && (
         <BindingForm key={editing.id} serviceId={serviceId} binding={editing} bindable={available} emitsByDefault={false} onSaved={changed} onCancel={() => setEditing(null)} />
       )}
-      {available.users.length === 0 ? (
+      {!writable ? (
+        <ReadOnlyNote action="bind databases to this service" />
+      ) : available.users.length === 0 ? (
         <p class="muted">
           The organization has no database users yet: add one on the <Link href={`/organizations/${organizationId}/managed`}>Managed databases</Link> page.
         </p>

@@ -1,11 +1,12 @@
 /**
  * "Runs as" on a service page: the host account (system principal of the organization) the
  * service runs as, which is a tenancy edge. Picking one creates the edge; removing it deletes
- * the edge, not the account.
+ * the edge, not the account. Members of the organization see it without the controls.
  */
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { allPages, type Principal, principalApi, type Tenancy, tenancyApi } from '../principals-api.ts';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link } from '../router.tsx';
 import { SelectField } from './principal-fields.tsx';
 
@@ -17,6 +18,7 @@ export function RunsAsSection({ serviceId, organizationId }: { serviceId: string
   const accounts = useResource(`host-accounts:${organizationId}`, async () =>
     (await allPages((cursor) => principalApi.list({ organizationId, cursor }))).filter((principal) => principal.kind === 'system'),
   );
+  const writable = useCanWrite(organizationId);
   const accountOf = (tenancy: Tenancy) => accounts.data?.find((principal) => principal.id === tenancy.principalId);
   return (
     <section aria-labelledby="runs-as-heading" class="stack">
@@ -26,13 +28,15 @@ export function RunsAsSection({ serviceId, organizationId }: { serviceId: string
         {(items) => (
           <ul class="rows" aria-label="Host accounts this service runs as">
             {items.map((tenancy) => (
-              <RunsAsRow key={tenancy.id} tenancy={tenancy} account={accountOf(tenancy)} onRemoved={tenancies.reload} />
+              <RunsAsRow key={tenancy.id} tenancy={tenancy} account={accountOf(tenancy)} writable={writable} onRemoved={tenancies.reload} />
             ))}
           </ul>
         )}
       </ListView>
       {tenancies.data?.length === 0 &&
-        (accounts.error ? (
+        (!writable ? (
+          <ReadOnlyNote action="choose the host account" />
+        ) : accounts.error ? (
           <LoadFailed error={accounts.error} what="the host accounts" retry={accounts.reload} />
         ) : !accounts.data ? (
           <Loading what="the host accounts" />
@@ -43,7 +47,7 @@ export function RunsAsSection({ serviceId, organizationId }: { serviceId: string
   );
 }
 
-function RunsAsRow({ tenancy, account, onRemoved }: { tenancy: Tenancy; account: Principal | undefined; onRemoved: () => void }) {
+function RunsAsRow({ tenancy, account, writable, onRemoved }: { tenancy: Tenancy; account: Principal | undefined; writable: boolean; onRemoved: () => void }) {
   const form = useForm([]);
   const remove = form.onSubmit(async () => {
     await tenancyApi.remove(tenancy.id);
@@ -56,11 +60,13 @@ function RunsAsRow({ tenancy, account, onRemoved }: { tenancy: Tenancy; account:
         Runs as <strong>{name}</strong>
         {account?.options?.shell && <span class="muted"> · shell {account.options.shell}</span>}
       </span>
-      <form ref={form.formRef} onSubmit={remove}>
-        <button type="submit" aria-label={`Stop running as ${name}`} aria-busy={form.busy ? 'true' : undefined}>
-          {form.busy ? 'Removing…' : 'Remove'}
-        </button>
-      </form>
+      {writable && (
+        <form ref={form.formRef} onSubmit={remove}>
+          <button type="submit" aria-label={`Stop running as ${name}`} aria-busy={form.busy ? 'true' : undefined}>
+            {form.busy ? 'Removing…' : 'Remove'}
+          </button>
+        </form>
+      )}
       <FormAlert problem={form.problem} />
     </li>
   );

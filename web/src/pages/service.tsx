@@ -2,7 +2,8 @@
  * A service: its tags and its hostings (the routing entries: hostnames, path prefix, target
  * port, protocol), created, changed and deleted here. Compose-owned hostings are marked; their
  * routing follows the Compose document. Then the host account it runs as, its database
- * bindings, and its variables (the binding-owned ones read-only).
+ * bindings, and its variables (the binding-owned ones read-only). Members of the organization see
+ * all of it without the controls that change it.
  */
 import type { RefObject } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -11,6 +12,7 @@ import { api } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { deployApi } from '../deploy-api.ts';
 import { Breadcrumbs } from './browse.tsx';
@@ -28,6 +30,7 @@ export function ServicePage({ id }: { id: string }) {
   );
   // Bindings write variables of this service: a new revision remounts the variables to reload them.
   const [variablesRevision, setVariablesRevision] = useState(0);
+  const writable = useCanWrite(project.data?.organizationId);
   useCurrentOrganization(project.data?.organizationId);
   usePageTitle(service.data?.name ?? 'Service');
   if (service.error) return <LoadFailed error={service.error} what="the service" retry={service.reload} />;
@@ -46,14 +49,21 @@ export function ServicePage({ id }: { id: string }) {
             <ul class="rows">
               {items.map((hosting) => (
                 <li key={hosting.id} class="card stack">
-                  <HostingForm serviceId={id} hosting={hosting} onSaved={hostings.reload} />
+                  {writable ? <HostingForm serviceId={id} hosting={hosting} onSaved={hostings.reload} /> : <HostingFacts hosting={hosting} />}
                 </li>
               ))}
             </ul>
           )}
         </ListView>
-        <h3>Add a hosting</h3>
-        <HostingForm serviceId={id} onSaved={hostings.reload} />
+        {writable ? (
+          <>
+            <h3>Add a hosting</h3>
+            <HostingForm serviceId={id} onSaved={hostings.reload} />
+          </>
+        ) : (
+          // Until the project (and so the organization) is known, the role is too.
+          project.data && <ReadOnlyNote action="add, change or delete hostings" />
+        )}
       </section>
       {project.data && <RunsAsSection serviceId={id} organizationId={project.data.organizationId} />}
       {project.data && (
@@ -135,6 +145,28 @@ function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosti
           <FormAlert problem={remove.problem} />
         </form>
       )}
+    </>
+  );
+}
+
+/** A hosting as a member sees it: its routing, without inputs. */
+function HostingFacts({ hosting }: { hosting: Hosting }) {
+  const options = hosting.options ?? {};
+  return (
+    <>
+      {hosting.metadata?.composeOwned === true && <span class="badge">From Compose</span>}
+      <dl class="facts">
+        <dt>Name</dt>
+        <dd>{hosting.name ?? <span class="muted">None</span>}</dd>
+        <dt>Hostnames</dt>
+        <dd>{options.hostnames?.join(' ') || <span class="muted">None</span>}</dd>
+        <dt>Path prefix</dt>
+        <dd>{options.pathPrefix ?? <span class="muted">None</span>}</dd>
+        <dt>Target port</dt>
+        <dd>{options.targetPort ?? <span class="muted">Not set</span>}</dd>
+        <dt>Protocol</dt>
+        <dd>{PROTOCOLS.find(([value]) => value === (options.protocol ?? hosting.protocol ?? 'http'))?.[1]}</dd>
+      </dl>
     </>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * Tags: the organization's tags page (create, rename, recolor, delete) and the pieces other pages
  * use: a tag list, a picker that replaces an entity's whole tag set (PUT /{taggable}/{id}/tags)
- * and a filter that keeps the items carrying a chosen tag.
+ * and a filter that keeps the items carrying a chosen tag. Members of the organization see the
+ * tags without the controls that change them.
  */
 import { useState } from 'preact/hooks';
 import { type Tag, tagApi, type Taggable } from '../account-api.ts';
@@ -9,6 +10,7 @@ import type { Project } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, useList, useResource } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 
@@ -17,6 +19,7 @@ export function OrganizationTagsPage({ id }: { id: string }) {
   useCurrentOrganization(id);
   const tags = useList(`tags:${id}`, (cursor) => tagApi.list({ organizationId: id, cursor }));
   const form = useForm(['name', 'color', 'description']);
+  const writable = useCanWrite(id);
   const create = form.onSubmit(async (values) => {
     await tagApi.create({ organizationId: id, name: values.name!, color: values.color || null, description: values.description || null });
     form.formRef.current?.reset();
@@ -26,20 +29,24 @@ export function OrganizationTagsPage({ id }: { id: string }) {
     <>
       <Breadcrumbs items={[{ label: 'Organization', href: `/organizations/${id}` }, { label: 'Tags' }]} />
       <h1 tabIndex={-1}>Tags</h1>
-      <form ref={form.formRef} onSubmit={create} noValidate class="card stack" aria-label="Create a tag">
-        <Field {...form.fieldProps('name')} label="Tag name" required />
-        <Field {...form.fieldProps('color')} label="Color (optional)" hint="#rgb or #rrggbb" spellcheck={false} />
-        <Field {...form.fieldProps('description')} label="Description (optional)" />
-        <FormAlert problem={form.problem} />
-        <SubmitButton busy={form.busy} busyLabel="Creating…">
-          Create tag
-        </SubmitButton>
-      </form>
+      {writable ? (
+        <form ref={form.formRef} onSubmit={create} noValidate class="card stack" aria-label="Create a tag">
+          <Field {...form.fieldProps('name')} label="Tag name" required />
+          <Field {...form.fieldProps('color')} label="Color (optional)" hint="#rgb or #rrggbb" spellcheck={false} />
+          <Field {...form.fieldProps('description')} label="Description (optional)" />
+          <FormAlert problem={form.problem} />
+          <SubmitButton busy={form.busy} busyLabel="Creating…">
+            Create tag
+          </SubmitButton>
+        </form>
+      ) : (
+        <ReadOnlyNote action="create, rename or delete tags" />
+      )}
       <ListView list={tags} what="tags" empty="This organization has no tags yet.">
         {(items) => (
           <ul class="rows">
             {items.map((tag) => (
-              <TagRow key={tag.id} tag={tag} onChanged={tags.reload} />
+              <TagRow key={tag.id} tag={tag} writable={writable} onChanged={tags.reload} />
             ))}
           </ul>
         )}
@@ -48,7 +55,7 @@ export function OrganizationTagsPage({ id }: { id: string }) {
   );
 }
 
-function TagRow({ tag, onChanged }: { tag: Tag; onChanged: () => void }) {
+function TagRow({ tag, writable, onChanged }: { tag: Tag; writable: boolean; onChanged: () => void }) {
   const rename = useForm(['name']);
   const remove = useForm([]);
   const save = rename.onSubmit(async (values) => {
@@ -59,6 +66,14 @@ function TagRow({ tag, onChanged }: { tag: Tag; onChanged: () => void }) {
     await tagApi.remove(tag.id);
     onChanged();
   });
+  if (!writable) {
+    return (
+      <li class="row-item">
+        <TagBadge tag={tag} />
+        {tag.description && <span class="muted">{tag.description}</span>}
+      </li>
+    );
+  }
   return (
     <li class="row-item">
       <TagBadge tag={tag} />
@@ -97,6 +112,7 @@ export function TagPicker({ taggable, id, organizationId }: { taggable: Taggable
   const applied = useResource(`${taggable}-tags:${id}`, () => tagApi.of(taggable, id));
   const all = useList(`tags:${organizationId}`, (cursor) => tagApi.list({ organizationId, cursor }));
   const [editing, setEditing] = useState(false);
+  const writable = useCanWrite(organizationId);
   const form = useForm(['tagIds']);
   const save = form.onSubmit(async () => {
     const chosen = [...(form.formRef.current?.querySelectorAll<HTMLInputElement>('input[name="tagIds"]:checked') ?? [])].map((box) => box.value);
@@ -114,7 +130,7 @@ export function TagPicker({ taggable, id, organizationId }: { taggable: Taggable
           </li>
         ))}
       </ul>
-      {!editing ? (
+      {!writable ? null : !editing ? (
         <button type="button" class="link" onClick={() => setEditing(true)}>
           Edit tags
         </button>

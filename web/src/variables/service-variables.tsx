@@ -26,6 +26,7 @@ export function ServiceVariables({ serviceId, serviceName, environmentId }: { se
   return (
     <>
       <VariablesSection
+        organizationId={project.data.organizationId}
         scope={{ scope: 'service', id: serviceId, label: `service ${serviceName}` }}
         ancestors={[...projectAncestors(project.data), { scope: 'environment', id: environmentId, label: `environment ${environmentName}`, href: `/environments/${environmentId}` }]}
       />
@@ -33,7 +34,7 @@ export function ServiceVariables({ serviceId, serviceName, environmentId }: { se
         <h2 id="resolved-heading">Resolved at deploy</h2>
         <p class="muted">What the next deploy would deliver to this service, and which scope each value comes from.</p>
         {preview.error?.code === 'server_placement_required' ? (
-          <PlacementRequired />
+          <PlacementRequired organizationId={project.data.organizationId} />
         ) : preview.error ? (
           <LoadFailed error={preview.error} what="the resolved variables" retry={preview.reload} />
         ) : !preview.data ? (

@@ -2,12 +2,14 @@
  * The variables of one scope (organization, workspace, project, environment or service): the
  * scope's own rows, editable unless a binding owns them, and the rows it inherits from each
  * wider scope, labelled with where they come from and whether this scope overrides them.
- * Secret values are never shown (the API answers null for them).
+ * Secret values are never shown (the API answers null for them). Members of the organization
+ * see the rows without the controls that change them.
  */
 import { useState } from 'preact/hooks';
 import { ListView, useList } from '../data.tsx';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { deployApi, type ScopeQuery, type Variable, type VariableScope } from '../deploy-api.ts';
+import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link } from '../router.tsx';
 import { GeneratedSecretPanel, VariableForm } from './variable-form.tsx';
 
@@ -58,7 +60,15 @@ function InheritedRows({ from, overridden }: { from: ScopeRef; overridden: Set<s
   );
 }
 
-export function VariablesSection({ scope, ancestors, headingLevel = 2 }: { scope: ScopeRef; ancestors: ScopeRef[]; headingLevel?: 2 | 3 }) {
+interface VariablesSectionProps {
+  organizationId: string;
+  scope: ScopeRef;
+  ancestors: ScopeRef[];
+  headingLevel?: 2 | 3;
+}
+
+export function VariablesSection({ organizationId, scope, ancestors, headingLevel = 2 }: VariablesSectionProps) {
+  const writable = useCanWrite(organizationId);
   const own = useList(`variables:${scope.scope}:${scope.id}`, (cursor) => deployApi.variables.list({ ...scopeQuery(scope), cursor }));
   const [editing, setEditing] = useState<Variable | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Variable | null>(null);
@@ -80,7 +90,7 @@ export function VariablesSection({ scope, ancestors, headingLevel = 2 }: { scope
                   <th scope="col">Key</th>
                   <th scope="col">Value</th>
                   <th scope="col">Delivered</th>
-                  <th scope="col">Actions</th>
+                  {writable && <th scope="col">Actions</th>}
                 </tr>
               </thead>
               <tbody>
@@ -95,22 +105,24 @@ export function VariablesSection({ scope, ancestors, headingLevel = 2 }: { scope
                     <td>
                       <Flags variable={variable} />
                     </td>
-                    <td>
-                      {variable.bindingId ? (
-                        <span class="badge" title="Owned by a database binding; change the binding instead.">
-                          Binding (read-only)
-                        </span>
-                      ) : (
-                        <div class="row compact">
-                          <button type="button" onClick={() => setEditing(variable)} aria-label={`Edit ${variable.key}`}>
-                            Edit
-                          </button>
-                          <button type="button" class="danger" onClick={() => setDeleting(variable)} aria-label={`Delete ${variable.key}`}>
-                            Delete
-                          </button>
-                        </div>
-                      )}
-                    </td>
+                    {writable && (
+                      <td>
+                        {variable.bindingId ? (
+                          <span class="badge" title="Owned by a database binding; change the binding instead.">
+                            Binding (read-only)
+                          </span>
+                        ) : (
+                          <div class="row compact">
+                            <button type="button" onClick={() => setEditing(variable)} aria-label={`Edit ${variable.key}`}>
+                              Edit
+                            </button>
+                            <button type="button" class="danger" onClick={() => setDeleting(variable)} aria-label={`Delete ${variable.key}`}>
+                              Delete
+                            </button>
+                          </div>
+                        )}
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
@@ -118,7 +130,9 @@ export function VariablesSection({ scope, ancestors, headingLevel = 2 }: { scope
           </div>
         )}
       </ListView>
-      {editing ? (
+      {!writable ? (
+        <ReadOnlyNote action="change variables" />
+      ) : editing ? (
         <VariableForm
           key={editing === 'new' ? 'new' : editing.id}
           scope={scopeQuery(scope)}
