@@ -1,10 +1,10 @@
 /**
- * Forms: labelled fields whose errors sit right under them (linked by aria-describedby), a
- * form-level alert for errors that concern no field, and a submit button that shows progress
- * while the request runs. An API error's `path` picks the field it concerns.
+ * Forms: labelled fields (text, select, checkbox) whose errors sit right under them (linked by
+ * aria-describedby), a form-level alert for errors that concern no field, and a submit button
+ * that shows progress while the request runs. An API error's `path` picks the field it concerns.
  */
-import type { ComponentChildren, InputHTMLAttributes } from 'preact';
-import { useId, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren, InputHTMLAttributes, RefObject } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 
 export interface FormProblem {
@@ -89,17 +89,37 @@ interface FieldProps {
 }
 
 export function Field({ id, label, hint, error, type = 'text', ...input }: FieldProps) {
-  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
       <input
         id={id}
         aria-invalid={error ? 'true' : undefined}
-        aria-describedby={described || undefined}
+        aria-describedby={describedBy({ id, hint, error })}
         // preact types <input> per type value; this union of text-like types is fine for each.
         {...({ type, ...input } as InputHTMLAttributes<HTMLInputElement>)}
       />
+      <HintAndError id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** What every labelled control takes: its error (from useForm's fieldProps) and hint sit under it. */
+interface FieldBase {
+  id: string;
+  name: string;
+  label: string;
+  hint?: string;
+  error?: string;
+}
+
+type HintAndErrorProps = Pick<FieldBase, 'id' | 'hint' | 'error'>;
+
+const describedBy = ({ id, hint, error }: HintAndErrorProps) => [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+
+function HintAndError({ id, hint, error }: HintAndErrorProps) {
+  return (
+    <>
       {hint && (
         <p class="field-hint" id={`${id}-hint`}>
           {hint}
@@ -110,8 +130,83 @@ export function Field({ id, label, hint, error, type = 'text', ...input }: Field
           {error}
         </p>
       )}
+    </>
+  );
+}
+
+export interface Choice {
+  value: string;
+  label: string;
+}
+
+/**
+ * A select; `selected` is its initial choice (a form reset returns to the first one). With
+ * `onChange` it also reports each choice, for forms whose other fields depend on it.
+ */
+export function SelectField(props: FieldBase & { choices: Choice[]; selected?: string; onChange?: (value: string) => void; required?: boolean }) {
+  const { id, name, label, error, choices, selected, onChange, required } = props;
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      <select
+        id={id}
+        name={name}
+        required={required}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy(props)}
+        onChange={onChange && ((event) => onChange(event.currentTarget.value))}
+      >
+        {choices.map((choice) => (
+          <option key={choice.value} value={choice.value} selected={choice.value === selected}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <HintAndError {...props} />
     </div>
   );
+}
+
+/** A checkbox; controlled when `checked` is given, else `initially` is its default. */
+export function CheckField(props: FieldBase & { checked?: boolean; initially?: boolean; onChange?: (checked: boolean) => void; value?: string }) {
+  const { id, name, label, error, checked, initially, onChange, value } = props;
+  return (
+    <div class={error ? 'field toggle field-invalid' : 'field toggle'}>
+      <label for={id}>
+        <input
+          type="checkbox"
+          id={id}
+          name={name}
+          value={value}
+          checked={checked}
+          defaultChecked={checked === undefined ? initially : undefined}
+          onChange={onChange && ((event) => onChange(event.currentTarget.checked))}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={describedBy(props)}
+        />
+        {label}
+      </label>
+      <HintAndError {...props} />
+    </div>
+  );
+}
+
+/**
+ * Fills text inputs of an edit form with the stored values (Field renders uncontrolled inputs).
+ * The default is set too, so the form's reset returns to them. Runs again when `version` changes.
+ */
+export function useFieldDefaults(formRef: RefObject<HTMLFormElement | null>, values: Record<string, string | undefined>, version: string) {
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form) return;
+    for (const [name, value] of Object.entries(values)) {
+      const input = form.elements.namedItem(name);
+      if (input instanceof HTMLInputElement && value !== undefined) {
+        input.defaultValue = value;
+        input.value = value;
+      }
+    }
+  }, [version]);
 }
 
 export function FormAlert({ problem }: { problem: FormProblem | null }) {

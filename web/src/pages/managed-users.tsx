@@ -7,11 +7,11 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { ListView, useList } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { databasesOf, type ManagedCluster, onListField, type Principal, principalApi, type WrittenPrincipal } from '../principals-api.ts';
 import { useCanWrite } from '../role.tsx';
 import { GeneratedPassword } from './principals.tsx';
-import { CheckField, explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
+import { explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
 
 const USER_FIELDS = ['username', 'databaseChoice', 'password', 'generatePassword'] as const;
 

@@ -9,13 +9,13 @@ import { api } from '../api.ts';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { Field, FormAlert, SelectField, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
 import { type ClusterFields, databasesOf, ENGINES, type Engine, type ManagedCluster, managedApi, namesIn, onListField, optionalInteger } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { DatabaseUsers } from './managed-users.tsx';
-import { explainRefusal, SelectField, useFieldDefaults } from './principal-fields.tsx';
+import { explainRefusal } from './principal-fields.tsx';
 
 const CLUSTER_FIELDS = ['name', 'engine', 'version', 'host', 'port', 'databases'] as const;
 const ENGINE_CHOICES = ENGINES.map((engine) => ({ value: engine, label: { postgres: 'PostgreSQL', mysql: 'MySQL', redis: 'Redis', clickhouse: 'ClickHouse' }[engine] }));

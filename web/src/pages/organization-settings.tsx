@@ -4,11 +4,10 @@
  * below them the members and invitations (members.tsx). What the caller's role cannot change is
  * shown read-only with the reason; the role comes from the shell's session (role.tsx).
  */
-import type { RefObject } from 'preact';
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { LoadFailed, Loading, useResource } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { CheckField, Field, FormAlert, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
 import { announceOrganizationsChanged, hasRole, organizationApi, type OrganizationSettings, type Role } from '../organization-api.ts';
 import { useOrganizationRole, useSession } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
@@ -56,7 +55,7 @@ function GeneralSettings({ organization, canEdit, onSaved }: SettingsProps) {
   const form = useForm(GENERAL_FIELDS);
   const [randomize, setRandomize] = useState(organization.isRandomizeUsernames);
   const [done, setDone] = useState(false);
-  useSavedValues(form.formRef, { name: organization.name, defaultEnvironmentName: organization.defaultEnvironmentName });
+  useFieldDefaults(form.formRef, { name: organization.name, defaultEnvironmentName: organization.defaultEnvironmentName }, `${organization.name}\n${organization.defaultEnvironmentName}`);
   useEffect(() => setRandomize(organization.isRandomizeUsernames), [organization]);
 
   const save = form.onSubmit(async (values) => {
@@ -88,7 +87,7 @@ function GeneralSettings({ organization, canEdit, onSaved }: SettingsProps) {
             spellcheck={false}
             required
           />
-          <Checkbox
+          <CheckField
             {...form.fieldProps('isRandomizeUsernames')}
             label="Randomize principal usernames"
             hint="New principals get their username plus an underscore and 11 random characters."
@@ -138,14 +137,14 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
             Both hand whoever edits a project power over the organization's servers, so only owners change them.
             {!canEdit && ' Ask an owner.'}
           </p>
-          <Checkbox
+          <CheckField
             {...form.fieldProps('isHostAccessAllowed')}
             label="Allow host access in Compose files"
             hint="privileged, pid/ipc/userns host modes, host paths and the Docker socket."
             checked={hostAccess}
             onChange={setHostAccess}
           />
-          <Checkbox
+          <CheckField
             {...form.fieldProps('isDeployHooksEnabled')}
             label="Enable deploy hooks"
             hint="Commands in service options that run at deploy."
@@ -167,54 +166,4 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
       </form>
     </section>
   );
-}
-
-interface CheckboxProps {
-  id: string;
-  name: string;
-  label: string;
-  hint: string;
-  error?: string;
-  checked: boolean;
-  onChange: (checked: boolean) => void;
-}
-
-function Checkbox({ id, name, label, hint, error, checked, onChange }: CheckboxProps) {
-  const hintId = useId();
-  return (
-    <div class={error ? 'field field-invalid' : 'field'}>
-      <label for={id} class="check">
-        <input
-          type="checkbox"
-          id={id}
-          name={name}
-          checked={checked}
-          onChange={(event) => onChange(event.currentTarget.checked)}
-          aria-invalid={error ? 'true' : undefined}
-          aria-describedby={error ? `${hintId} ${id}-error` : hintId}
-        />
-        {label}
-      </label>
-      <p class="field-hint" id={hintId}>
-        {hint}
-      </p>
-      {error && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
-
-/** Puts the saved values into the form's text inputs (Field's inputs are uncontrolled). */
-function useSavedValues(formRef: RefObject<HTMLFormElement | null>, values: Record<string, string>) {
-  useEffect(() => {
-    const form = formRef.current;
-    if (!form) return;
-    for (const [name, value] of Object.entries(values)) {
-      const input = form.elements.namedItem(name);
-      if (input instanceof HTMLInputElement) input.value = value;
-    }
-  }, Object.values(values));
 }

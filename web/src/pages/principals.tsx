@@ -6,17 +6,18 @@
  * the organization see the list only.
  */
 import { useState } from 'preact/hooks';
+import { RowActions } from '../row-actions.tsx';
 import { api } from '../api.ts';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { Field, FormAlert, SelectField, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
 import { managedApi, optionalInteger, type Principal, principalApi, SHELLS, type Shell, SYSTEM_USERNAME_MAX, type WrittenPrincipal } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { ShownOnce } from './account-security.tsx';
 import { Breadcrumbs } from './browse.tsx';
-import { explainRefusal, PasswordFields, passwordChange, SelectField, useFieldDefaults } from './principal-fields.tsx';
+import { explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
 
 const SHELL_CHOICES = SHELLS.map((shell) => ({ value: shell, label: shell === '/usr/sbin/nologin' ? `${shell} (no interactive login)` : shell }));
 const HOST_ACCOUNT_FIELDS = ['username', 'shell', 'uid', 'gid', 'password', 'generatePassword'] as const;
@@ -134,14 +135,7 @@ function PrincipalsTable({ organizationId, principals, writable, onEdit, onDelet
               <td>{principal.hasPassword ? 'Set' : 'None'}</td>
               {writable && (
                 <td>
-                  <div class="row compact">
-                    <button type="button" onClick={() => onEdit(principal)} aria-label={`Edit ${principal.username}`}>
-                      Edit
-                    </button>
-                    <button type="button" class="danger" onClick={() => onDelete(principal)} aria-label={`Delete ${principal.username}`}>
-                      Delete
-                    </button>
-                  </div>
+                  <RowActions name={principal.username} onEdit={() => onEdit(principal)} onRemove={() => onDelete(principal)} />
                 </td>
               )}
             </tr>

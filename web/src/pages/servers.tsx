@@ -7,6 +7,7 @@
  * the controls that change them.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { RowActions } from '../row-actions.tsx';
 import { api, type ApiError } from '../api.ts';
 import { ConfirmDialog, CopyableCommand } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
@@ -185,14 +186,7 @@ function ServerTable({ servers, organizationId, writable, onChanged, onDelete }:
                       }}
                     />
                   ) : (
-                    <div class="row compact">
-                      <button type="button" onClick={() => setRenaming(server.id)} aria-label={`Rename ${server.name}`}>
-                        Rename
-                      </button>
-                      <button type="button" class="danger" onClick={() => onDelete(server)} aria-label={`Delete ${server.name}`}>
-                        Delete
-                      </button>
-                    </div>
+                    <RowActions name={server.name} edit="Rename" onEdit={() => setRenaming(server.id)} onRemove={() => onDelete(server)} />
                   )}
                 </td>
               )}

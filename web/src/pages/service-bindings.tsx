@@ -7,13 +7,14 @@
  * organization see the bindings without the controls that change them.
  */
 import { useState } from 'preact/hooks';
+import { RowActions } from '../row-actions.tsx';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { CheckField, Field, FormAlert, SelectField, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
 import { allPages, type Binding, bindingApi, databasesOf, type Engine, type ManagedCluster, managedApi, type Principal, principalApi } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link } from '../router.tsx';
-import { CheckField, explainRefusal, SelectField, useFieldDefaults } from './principal-fields.tsx';
+import { explainRefusal } from './principal-fields.tsx';
 
 const SETTING_FIELDS = ['databaseName', 'keyPrefix', 'emitEngineDefaults'] as const;
 /** Creating also picks the user: errors about it (a cluster without an address) go to that select. */
@@ -100,14 +101,7 @@ export function DatabaseBindingsSection({ serviceId, organizationId, onChanged }
                       <td>{binding.emitEngineDefaults ? 'Yes' : 'No'}</td>
                       {writable && (
                         <td>
-                          <div class="row compact">
-                            <button type="button" onClick={() => setEditing(binding)} aria-label={`Edit binding ${label}`}>
-                              Edit
-                            </button>
-                            <button type="button" class="danger" onClick={() => setDeleting(binding)} aria-label={`Remove binding ${label}`}>
-                              Remove
-                            </button>
-                          </div>
+                          <RowActions name={`binding ${label}`} remove="Remove" onEdit={() => setEditing(binding)} onRemove={() => setDeleting(binding)} />
                         </td>
                       )}
                     </tr>

@@ -4,11 +4,10 @@
  * the edge, not the account. Members of the organization see it without the controls.
  */
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
 import { allPages, type Principal, principalApi, type Tenancy, tenancyApi } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link } from '../router.tsx';
-import { SelectField } from './principal-fields.tsx';
 
 const accountName = (principal: Principal | undefined) =>
   principal ? (principal.appliedUsername === principal.username ? principal.username : `${principal.username} (${principal.appliedUsername})`) : 'a deleted account';

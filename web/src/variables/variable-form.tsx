@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { deployApi, type ScopeQuery, type Variable, type VariableSettings, type WrittenVariable } from '../deploy-api.ts';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 
 const FIELDS = ['key', 'value', 'isSecret', 'generate', 'isLiteral', 'forBuild', 'forRuntime', 'description'] as const;
 
@@ -15,30 +15,6 @@ interface VariableFormProps {
   editing?: Variable;
   onSaved: (written: WrittenVariable) => void;
   onCancel: () => void;
-}
-
-function Toggle({ id, name, label, checked, onChange, error }: { id: string; name: string; label: string; checked: boolean; onChange: (next: boolean) => void; error?: string }) {
-  return (
-    <div class="toggle">
-      <label for={id}>
-        <input
-          type="checkbox"
-          id={id}
-          name={name}
-          checked={checked}
-          onChange={(event) => onChange(event.currentTarget.checked)}
-          aria-invalid={error ? 'true' : undefined}
-          aria-describedby={error ? `${id}-error` : undefined}
-        />
-        {label}
-      </label>
-      {error && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
-  );
 }
 
 export function VariableForm({ scope, editing, onSaved, onCancel }: VariableFormProps) {
@@ -64,8 +40,8 @@ export function VariableForm({ scope, editing, onSaved, onCancel }: VariableForm
     <form ref={form.formRef} onSubmit={submit} class="card variable-form" aria-label={heading}>
       <h3>{heading}</h3>
       {!editing && <Field {...props('key')} label="Key" hint="Letters, digits and _; not starting with a digit." required autoFocus spellcheck={false} autoComplete="off" />}
-      <Toggle {...props('isSecret')} label="Secret (write-only, delivered as a file)" checked={isSecret} onChange={setSecret} />
-      {isSecret && <Toggle {...props('generate')} label="Generate a random value (shown once)" checked={generate} onChange={setGenerate} />}
+      <CheckField {...props('isSecret')} label="Secret (write-only, delivered as a file)" checked={isSecret} onChange={setSecret} />
+      {isSecret && <CheckField {...props('generate')} label="Generate a random value (shown once)" checked={generate} onChange={setGenerate} />}
       {!(isSecret && generate) && (
         <Field
           {...props('value')}
@@ -78,9 +54,9 @@ export function VariableForm({ scope, editing, onSaved, onCancel }: VariableForm
       )}
       <fieldset class="segmented">
         <legend>Delivery</legend>
-        <Toggle {...props('forRuntime')} label="At runtime" checked={forRuntime} onChange={setForRuntime} />
-        <Toggle {...props('forBuild')} label="At build" checked={forBuild} onChange={setForBuild} />
-        <Toggle {...props('isLiteral')} label="Literal (no $ interpolation)" checked={isLiteral} onChange={setLiteral} />
+        <CheckField {...props('forRuntime')} label="At runtime" checked={forRuntime} onChange={setForRuntime} />
+        <CheckField {...props('forBuild')} label="At build" checked={forBuild} onChange={setForBuild} />
+        <CheckField {...props('isLiteral')} label="Literal (no $ interpolation)" checked={isLiteral} onChange={setLiteral} />
       </fieldset>
       <Field {...props('description')} label="Description" autoComplete="off" />
       <FormAlert problem={form.problem} />

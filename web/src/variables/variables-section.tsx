@@ -6,6 +6,7 @@
  * see the rows without the controls that change them.
  */
 import { useState } from 'preact/hooks';
+import { RowActions } from '../row-actions.tsx';
 import { ListView, useList } from '../data.tsx';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { deployApi, type ScopeQuery, type Variable, type VariableScope } from '../deploy-api.ts';
@@ -112,14 +113,7 @@ export function VariablesSection({ organizationId, scope, ancestors, headingLeve
                             Binding (read-only)
                           </span>
                         ) : (
-                          <div class="row compact">
-                            <button type="button" onClick={() => setEditing(variable)} aria-label={`Edit ${variable.key}`}>
-                              Edit
-                            </button>
-                            <button type="button" class="danger" onClick={() => setDeleting(variable)} aria-label={`Delete ${variable.key}`}>
-                              Delete
-                            </button>
-                          </div>
+                          <RowActions name={variable.key} onEdit={() => setEditing(variable)} onRemove={() => setDeleting(variable)} />
                         )}
                       </td>
                     )}
