@@ -7,14 +7,12 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, SESSION_ENDED_EVENT, type SessionSummary } from './api.ts';
-import { Loading } from './data.tsx';
 import { InstallPage } from './pages/install.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { navigate, usePageTitle, usePath } from './router.tsx';
 import { lazyComponent, whenIdle } from './lazy.tsx';
 
 export type AppState =
-  | { kind: 'starting' }
   | { kind: 'install'; methods: ('token' | 'host')[] }
   | { kind: 'signed-out' }
   | { kind: 'signed-in'; session: SessionSummary }
@@ -45,20 +43,22 @@ const ENTRY_PATHS = new Set(['/install', '/sign-in']);
 const ACCEPT_INVITATION_PATH = '/invitations/accept';
 const AcceptInvitation = lazyComponent(() => import('./pages/accept-invitation.tsx').then((module) => module.AcceptInvitationPage), 'the invitation');
 
-/** `firstState` is discover() started before the first render, so the page waits for no frame. */
-export function App({ firstState }: { firstState: Promise<AppState> }) {
-  const [state, setState] = useState<AppState>({ kind: 'starting' });
+/**
+ * `firstState` is what discover() answered before the first render (main.tsx), so the first
+ * render is the page itself; until then web/index.html shows its own loading line.
+ */
+export function App({ firstState }: { firstState: AppState }) {
+  const [state, setState] = useState<AppState>(firstState);
   const refresh = useCallback(() => void discover().then(setState), []);
   const path = usePath();
 
-  useEffect(() => void firstState.then(setState), []);
   useEffect(() => {
     const ended = () => setState({ kind: 'signed-out' });
     window.addEventListener(SESSION_ENDED_EVENT, ended);
     return () => window.removeEventListener(SESSION_ENDED_EVENT, ended);
   }, []);
   useEffect(() => {
-    if (state.kind !== 'starting') markReady();
+    markReady();
     // Whoever signs in next needs the signed-in pages: fetch them once the page is idle.
     if (state.kind === 'signed-out' || state.kind === 'install') return whenIdle(Shell.preload);
     if (state.kind === 'signed-in' && ENTRY_PATHS.has(location.pathname)) navigate('/', { replace: true });
@@ -81,12 +81,6 @@ export function App({ firstState }: { firstState: Promise<AppState> }) {
   }
 
   switch (state.kind) {
-    case 'starting':
-      return (
-        <main id="main" class="centered">
-          <Loading what="Panel" />
-        </main>
-      );
     case 'install': {
       const installed = (organizationId: string) => {
         navigate(`/organizations/${organizationId}`, { replace: true });
