@@ -10,6 +10,8 @@ import { ApiError } from './api.ts';
 export interface FormProblem {
   message: string;
   requestId?: string;
+  /** The API error's stable code, for forms that answer some codes their own way. */
+  code?: string;
 }
 
 export interface FormRouting {
@@ -32,7 +34,7 @@ export function fieldOfError(error: ApiError, fields: readonly string[], routing
 
 const problemOf = (error: unknown): FormProblem =>
   error instanceof ApiError
-    ? { message: error.message, requestId: error.requestId }
+    ? { message: error.message, requestId: error.requestId, code: error.code }
     : { message: 'Something went wrong in the console. Reload the page and try again.' };
 
 /**

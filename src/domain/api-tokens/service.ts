@@ -11,7 +11,7 @@ import { type ApiToken, apiToken, type MembershipRole } from '../../db/schema/in
 import type { Clock } from '../../lib/clock.ts';
 import { forbidden, notFound, validationFailed } from '../../lib/errors.ts';
 import { type Actor, authorize, hasRole } from '../actor.ts';
-import { requireSessionActor } from '../identity/account.ts';
+import { requireRecentSignIn } from '../identity/account.ts';
 import type { Queryable } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
 
@@ -25,8 +25,9 @@ export interface CreateApiTokenInput {
 }
 
 export function createApiToken(db: Db, clock: Clock, actor: Actor, input: CreateApiTokenInput): { row: ApiToken; token: string } {
-  // Tokens are made by people: a token cannot mint more tokens.
-  requireSessionActor(actor);
+  // Tokens are made by people (a token cannot mint more tokens), signed in recently: a token
+  // outlives the session that made it, so a stolen session cookie must not mint one.
+  requireRecentSignIn(db, clock, actor);
   const role = authorize(actor, input.organizationId, 'read', 'organization');
   if (!hasRole(role, input.role)) throw forbidden(`a token cannot have a role above your own (${role})`);
   if (input.expiresAt && input.expiresAt.getTime() <= clock.now().getTime()) {

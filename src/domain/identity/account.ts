@@ -1,11 +1,13 @@
 /** The signed-in user's own account: who am I, password change, sign-up (development runtime). */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { hashPassword, verifyPassword } from '../../auth/password.ts';
 import type { Db } from '../../db/client.ts';
-import { type MembershipRole, user } from '../../db/schema/index.ts';
+import { type MembershipRole, session, user } from '../../db/schema/index.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { DomainError, notFound, validationFailed } from '../../lib/errors.ts';
 import type { Actor } from '../actor.ts';
 import { createOrganization } from '../organizations/service.ts';
+import type { Queryable } from '../shared/database.ts';
 import type { IdentityContext, RequestMeta } from './context.ts';
 import { AttemptLimiter, attemptBuckets, emailSubject } from './rate-limit.ts';
 import { revokeAllSessions } from './sessions.ts';
@@ -15,6 +17,30 @@ import { assertPasswordAcceptable, emailInUse, findUser, findUserByEmail, normal
 /** Account routes change credentials: an API token (automation) may not use them. */
 export function requireSessionActor(actor: Actor): void {
   if (actor.kind !== 'session') throw new DomainError('session_required', 403, 'this needs a signed-in session, not an API token');
+}
+
+/** How recently the caller must have signed in to add or remove a way into the account. */
+export const RECENT_SIGN_IN_MS = 15 * 60_000;
+
+export const reauthenticationRequired = () =>
+  new DomainError('reauthentication_required', 403, `sign in again to do this: it needs a sign-in from the last ${RECENT_SIGN_IN_MS / 60_000} minutes`);
+
+/**
+ * The recent sign-in rule, for actions that would leave a stolen session cookie with a way in
+ * that outlives it (a passkey, an API token, a first password, a TOTP secret) or take the
+ * owner's own away (deleting a passkey), and that prove nothing else (no current password or
+ * code). The session must have been created (every sign-in creates one) less than
+ * RECENT_SIGN_IN_MS ago; otherwise 403 `reauthentication_required`. API tokens get 403
+ * `session_required`, as on every account route. Checked before anything is read or written.
+ */
+export function requireRecentSignIn(db: Queryable, clock: Clock, actor: Actor): void {
+  requireSessionActor(actor);
+  const row = db
+    .select({ createdAt: session.createdAt })
+    .from(session)
+    .where(and(eq(session.id, actor.credentialId), eq(session.userId, actor.userId)))
+    .get();
+  if (!row || clock.now().getTime() - row.createdAt.getTime() >= RECENT_SIGN_IN_MS) throw reauthenticationRequired();
 }
 
 /**
@@ -83,7 +109,8 @@ export function accountSummary(db: Db, actor: Actor) {
 
 /**
  * Changes (or, for an account without one, sets) the password. The current password is checked
- * against the sign-in limits. Every session of the user is revoked, the current one included,
+ * against the sign-in limits; setting a first password proves nothing, so it needs a recent
+ * sign-in instead. Every session of the user is revoked, the current one included,
  * and a fresh session is returned: a thief holding any old cookie is out, and the caller's own
  * token changes too (nothing captured before the change stays valid).
  */
@@ -96,7 +123,8 @@ export async function changePassword(
   requireSessionActor(actor);
   const me = findUser(ctx.db, actor.userId);
   if (!me) throw notFound('user');
-  if (me.passwordHash !== null) {
+  if (me.passwordHash === null) requireRecentSignIn(ctx.db, ctx.clock, actor);
+  else {
     const limiter = new AttemptLimiter(ctx.db, ctx.clock);
     const buckets = attemptBuckets('sign-in', { account: emailSubject(normalizeEmail(me.email)), address: meta.address });
     limiter.check(buckets);

@@ -25,9 +25,10 @@ import {
 import { CHALLENGE_LIFETIME_MS, type Challenge, openChallenge, sealChallenge } from '../../crypto/index.ts';
 import type { Db } from '../../db/client.ts';
 import { type Passkey, passkey } from '../../db/schema/index.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { conflict, DomainError, notFound } from '../../lib/errors.ts';
 import type { Actor } from '../actor.ts';
-import { requireSessionActor } from './account.ts';
+import { requireRecentSignIn, requireSessionActor } from './account.ts';
 import { consumedChallengeStore } from './challenges.ts';
 import type { IdentityContext, RequestMeta } from './context.ts';
 import { beginAttempt } from './rate-limit.ts';
@@ -104,10 +105,10 @@ function passkeyCount(db: Db, userId: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Registration (signed in)
+// Registration (signed in recently: a passkey outlives the session that added it)
 
 export async function beginPasskeyRegistration(ctx: PasskeyContext, actor: Actor) {
-  requireSessionActor(actor);
+  requireRecentSignIn(ctx.db, ctx.clock, actor);
   const me = findUser(ctx.db, actor.userId);
   if (!me) throw notFound('user');
   const existing = listPasskeysOf(ctx.db, me.id);
@@ -122,7 +123,8 @@ export async function completePasskeyRegistration(
   input: { challenge: string; response: RegistrationResponseJSON; name?: string },
   meta: RequestMeta,
 ): Promise<Passkey> {
-  requireSessionActor(actor);
+  // Checked again here: the envelope is not spent and no attempt is counted for a stale session.
+  requireRecentSignIn(ctx.db, ctx.clock, actor);
   const attempt = beginAttempt(ctx.db, ctx.clock, 'passkey', { account: actor.userId, address: meta.address });
   const expectedChallenge = redeemCeremony(ctx, input.challenge, { subject: actor.userId, ceremony: 'registration' });
   if (expectedChallenge === null) {
@@ -273,8 +275,9 @@ export function renamePasskey(db: Db, actor: Actor, id: string, name: string): P
   return updated[0]!;
 }
 
-export function deletePasskey(db: Db, actor: Actor, id: string): void {
-  requireSessionActor(actor);
+/** Needs a recent sign-in: a stolen session must not take the owner's own passkeys away. */
+export function deletePasskey(db: Db, clock: Clock, actor: Actor, id: string): void {
+  requireRecentSignIn(db, clock, actor);
   const removed = db
     .delete(passkey)
     .where(and(eq(passkey.id, id), eq(passkey.userId, actor.userId)))

@@ -19,6 +19,9 @@ export function createSession(db: Db, clock: Clock, userId: string, meta: { ip?:
       lastSeenAt: now,
       createdIp: meta.ip ?? null,
       userAgent: meta.userAgent?.slice(0, 512) ?? null,
+      // From the injected clock, not the SQL default: the recent sign-in rule (account.ts) reads it.
+      createdAt: now,
+      updatedAt: now,
     })
     .returning({ id: session.id })
     .get();

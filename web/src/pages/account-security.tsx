@@ -1,14 +1,47 @@
 /**
  * The account page's sign-in factors: the authenticator app (TOTP: enrol with a QR code and the
  * secret shown once, confirm with a first code, disable), recovery codes (regenerated with a
- * TOTP code, shown once) and passkeys (add, rename, remove).
+ * TOTP code, shown once) and passkeys (add, rename, remove). Adding or removing a way in needs a
+ * recent sign-in (403 reauthentication_required): those actions offer to sign in again.
  */
 import { useState } from 'preact/hooks';
 import { accountApi, type Passkey } from '../account-api.ts';
+import { api, ApiError, SESSION_ENDED_EVENT } from '../api.ts';
 import { ListView, useList } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { Field, FormAlert, type FormProblem, SubmitButton, useForm } from '../forms.tsx';
 import { QrCode } from '../qr-code.tsx';
+import { navigate } from '../router.tsx';
 import { createPasskey, passkeyProblem, passkeysSupported } from '../webauthn.ts';
+
+const REAUTHENTICATION_REQUIRED = 'reauthentication_required';
+
+/**
+ * Where an action needs a recent sign-in: signs this session out and opens the sign-in page
+ * (app.tsx shows it once the session has ended; after signing in the console opens at /).
+ */
+function SignInAgain() {
+  const [busy, setBusy] = useState(false);
+  const signInAgain = async () => {
+    setBusy(true);
+    // Onwards even if the sign-out fails: signing in issues a new session anyway.
+    await api.auth.signOut().catch(() => undefined);
+    window.dispatchEvent(new Event(SESSION_ENDED_EVENT));
+    navigate('/sign-in');
+  };
+  return (
+    <div class="alert" role="alert">
+      <p>For your security, this needs a recent sign-in. Sign in again, then try once more.</p>
+      <button type="button" onClick={signInAgain} aria-busy={busy ? 'true' : undefined}>
+        Sign in again
+      </button>
+    </div>
+  );
+}
+
+/** A form's alert on the account page: a needed recent sign-in offers one, anything else as usual. */
+export function AccountAlert({ problem }: { problem: FormProblem | null }) {
+  return problem?.code === REAUTHENTICATION_REQUIRED ? <SignInAgain /> : <FormAlert problem={problem} />;
+}
 
 /** Codes shown once: the user must save them before the page forgets them. */
 export function ShownOnce({ title, values, onDone }: { title: string; values: string[]; onDone: () => void }) {
@@ -68,7 +101,7 @@ export function TotpSection({ enabled, onChanged }: { enabled: boolean; onChange
       {!enabled && !enrolment && !recoveryCodes && (
         <form ref={start.formRef} onSubmit={begin} class="stack">
           <p>Two-factor sign-in asks for a code from an authenticator app after your password.</p>
-          <FormAlert problem={start.problem} />
+          <AccountAlert problem={start.problem} />
           <SubmitButton busy={start.busy} busyLabel="Starting…">
             Set up an authenticator app
           </SubmitButton>
@@ -82,7 +115,7 @@ export function TotpSection({ enabled, onChanged }: { enabled: boolean; onChange
             Secret: <code data-testid="totp-secret">{enrolment.secret}</code>
           </p>
           <Field {...confirm.fieldProps('code')} label="Code from the app" inputMode="numeric" autoComplete="one-time-code" required />
-          <FormAlert problem={confirm.problem} />
+          <AccountAlert problem={confirm.problem} />
           <SubmitButton busy={confirm.busy} busyLabel="Confirming…">
             Turn on two-factor sign-in
           </SubmitButton>
@@ -120,18 +153,18 @@ export function TotpSection({ enabled, onChanged }: { enabled: boolean; onChange
 
 export function PasskeysSection() {
   const passkeys = useList('passkeys', () => accountApi.passkeys());
-  const [problem, setProblem] = useState<string | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const add = async () => {
     setBusy(true);
-    setProblem(null);
+    setFailure(null);
     try {
       const ceremony = await accountApi.passkeyRegisterOptions();
       const response = await createPasskey(ceremony.options);
       await accountApi.passkeyRegisterVerify({ challenge: ceremony.challenge, response });
       passkeys.reload();
     } catch (error) {
-      setProblem(passkeyProblem(error));
+      setFailure(error);
     } finally {
       setBusy(false);
     }
@@ -155,11 +188,14 @@ export function PasskeysSection() {
       ) : (
         <p class="muted">This browser cannot create passkeys.</p>
       )}
-      {problem && (
-        <p class="field-error" role="alert">
-          {problem}
-        </p>
-      )}
+      {failure !== null &&
+        (failure instanceof ApiError && failure.code === REAUTHENTICATION_REQUIRED ? (
+          <SignInAgain />
+        ) : (
+          <p class="field-error" role="alert">
+            {passkeyProblem(failure)}
+          </p>
+        ))}
     </section>
   );
 }
@@ -188,7 +224,7 @@ function PasskeyRow({ passkey, onChanged }: { passkey: Passkey; onChanged: () =>
         <button type="submit" class="danger" aria-label={`Remove passkey ${passkey.name}`}>
           Remove
         </button>
-        <FormAlert problem={rename.problem ?? remove.problem} />
+        <AccountAlert problem={rename.problem ?? remove.problem} />
       </form>
     </li>
   );

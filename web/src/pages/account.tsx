@@ -8,7 +8,7 @@ import { api, type SessionSummary } from '../api.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { usePageTitle } from '../router.tsx';
-import { PasskeysSection, ShownOnce, TotpSection } from './account-security.tsx';
+import { AccountAlert, PasskeysSection, ShownOnce, TotpSection } from './account-security.tsx';
 
 export function AccountPage() {
   usePageTitle('Your account');
@@ -108,7 +108,7 @@ function ApiTokensSection({ memberships }: { memberships: SessionSummary['member
           <label for="token-expires">Expires on (optional)</label>
           <input id="token-expires" name="expiresAt" type="date" />
         </div>
-        <FormAlert problem={form.problem} />
+        <AccountAlert problem={form.problem} />
         <SubmitButton busy={form.busy} busyLabel="Creating…">
           Create API token
         </SubmitButton>

@@ -2,6 +2,7 @@
  * API tokens (`Authorization: Bearer`), bound to one organization and a role at most the
  * creator's:
  *   POST   /api-tokens {organizationId, name, role, expiresAt?}  -> the token, shown once
+ *          (a session signed in within 15 minutes only, else 403 reauthentication_required)
  *   GET    /api-tokens?organizationId=                           yours (owners: everyone's)
  *   DELETE /api-tokens/:id                                       revoke
  */
@@ -13,7 +14,7 @@ import { createApiToken, listApiTokens, revokeApiToken } from '../../../domain/a
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
 import { errorResponses, IdParams, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-import { NoContent, Role } from './auth-schemas.ts';
+import { NoContent, RECENT_SIGN_IN_DOC, Role } from './auth-schemas.ts';
 
 const ApiTokenSchema = v.object({
   id: v.string(),
@@ -57,7 +58,7 @@ export const apiTokenRoutes = (deps: AppDeps) =>
       {
         body: v.object({ organizationId: Uuid, name: TokenName, role: Role, expiresAt: v.optional(v.nullable(Timestamp)) }),
         response: { 201: v.object({ ...ApiTokenSchema.entries, token: v.string() }), ...errorResponses(401, 403, 404, 422, 503) },
-        detail: { summary: 'Create an API token; the token is shown once' },
+        detail: { summary: 'Create an API token; the token is shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
     .get(

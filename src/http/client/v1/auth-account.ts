@@ -1,11 +1,12 @@
 /**
  * The signed-in user's own account (behind the client guard; API tokens get 403 on the routes
- * that change credentials):
+ * that change credentials; * needs a sign-in within 15 minutes, else 403 reauthentication_required):
  *
  *   GET    /auth/session          current user, second factors and memberships
- *   POST   /auth/password         change the password (revokes every session, issues a fresh one)
- *   POST   /auth/totp/enrol       new TOTP secret + otpauth URI (shown once)
- *   POST   /auth/totp/confirm     {code} -> enabled; ten recovery codes (shown once)
+ *   POST   /auth/password         change the password (revokes every session, issues a fresh one);
+ *                                 setting a first one (no current password to prove) *
+ *   POST   /auth/totp/enrol     * new TOTP secret + otpauth URI (shown once)
+ *   POST   /auth/totp/confirm   * {code} -> enabled; ten recovery codes (shown once)
  *   POST   /auth/totp/disable     {code} (TOTP or recovery) -> disabled; sessions revoked, fresh one issued
  *   POST   /auth/recovery-codes   {code} -> ten new recovery codes
  *   GET    /auth/sessions         live sessions
@@ -14,7 +15,7 @@
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { accountSummary, changePassword, requireSessionActor } from '../../../domain/identity/account.ts';
+import { accountSummary, changePassword, requireRecentSignIn, requireSessionActor } from '../../../domain/identity/account.ts';
 import { confirmTotp, disableTotp, enrolTotp, regenerateRecoveryCodes } from '../../../domain/identity/second-factor.ts';
 import { listSessions, revokeOwnSession } from '../../../domain/identity/sessions.ts';
 import { startSession } from '../../../domain/identity/sign-in.ts';
@@ -25,7 +26,7 @@ import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
 import { clearSessionCookie, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { errorResponses, IdParams } from '../../schemas.ts';
-import { Code, NoContent, Password, presentUser, Role, SecondFactorMethods, UserSchema } from './auth-schemas.ts';
+import { Code, NoContent, Password, presentUser, RECENT_SIGN_IN_DOC, Role, SecondFactorMethods, UserSchema } from './auth-schemas.ts';
 
 const CodeBody = v.object({ code: Code });
 const RecoveryCodes = v.object({ recoveryCodes: v.array(v.string()) });
@@ -73,13 +74,17 @@ export const authAccountRoutes = (deps: AppDeps) =>
       {
         body: v.object({ currentPassword: v.optional(Password), newPassword: Password }),
         response: { 204: NoContent, ...errorResponses(401, 403, 422, 429, 503) },
-        detail: { summary: 'Change the password; every session is revoked and a fresh one issued' },
+        detail: {
+          summary: 'Change the password; every session is revoked and a fresh one issued',
+          description: `With a password already set, currentPassword proves the caller. Setting a first one (no currentPassword): ${RECENT_SIGN_IN_DOC}`,
+        },
       },
     )
     .post(
       '/totp/enrol',
       ({ actor, set }) => {
-        requireSessionActor(actor);
+        // The code that confirms proves the new secret only, not the account: a recent sign-in does.
+        requireRecentSignIn(deps.db, deps.clock, actor);
         const me = findUser(deps.db, actor.userId);
         if (!me) throw notFound('user');
         set.status = 201;
@@ -87,20 +92,20 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         response: { 201: v.object({ secret: v.string(), uri: v.string() }), ...errorResponses(401, 403, 409, 503) },
-        detail: { summary: 'Start TOTP enrolment: the secret and otpauth URI, shown once' },
+        detail: { summary: 'Start TOTP enrolment: the secret and otpauth URI, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
     .post(
       '/totp/confirm',
       ({ actor, body, request, server, set }) =>
         withRetryAfter(set, () => {
-          requireSessionActor(actor);
+          requireRecentSignIn(deps.db, deps.clock, actor);
           return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(server, request).address) };
         }),
       {
         body: CodeBody,
         response: { 200: RecoveryCodes, ...errorResponses(401, 403, 409, 422, 429, 503) },
-        detail: { summary: 'Confirm TOTP with a first code; answers ten recovery codes, shown once' },
+        detail: { summary: 'Confirm TOTP with a first code; answers ten recovery codes, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
     .post(

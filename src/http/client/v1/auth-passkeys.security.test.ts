@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { peekChallenge, sealChallenge } from '../../../crypto/index.ts';
-import { passkey, rateLimit, session } from '../../../db/schema/index.ts';
+import { consumedChallenge, passkey, rateLimit, session } from '../../../db/schema/index.ts';
+import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
 import { type TestApp, createTestApp } from '../../../../test/harness.ts';
-import { originOf, signIn } from '../../../../test/identity.ts';
+import { cookieFrom, originOf, signIn, tokenFor } from '../../../../test/identity.ts';
 import type { CeremonyOverrides, SoftwareAuthenticator } from '../../../../test/webauthn-authenticator.ts';
 import { authenticatorFor, PASSKEYS, passkeySignIn, registerPasskey, userWithPasskey } from './auth-passkeys.helpers.ts';
 
@@ -311,5 +312,94 @@ describe('CSRF and rate limits', () => {
     );
     expect(bad.status).toBe(422);
     expect(t.db.select().from(rateLimit).where(eq(rateLimit.key, `passkey:account:${alice.userId}`)).all()).toHaveLength(1);
+  });
+});
+
+describe('recent sign-in (a stolen session cookie cannot add or remove passkeys)', () => {
+  /** What a refused request must leave untouched: passkeys, spent envelopes, counted failures. */
+  const snapshot = (t: TestApp) =>
+    JSON.stringify([t.db.select().from(passkey).all(), t.db.select().from(consumedChallenge).all(), t.db.select().from(rateLimit).all()]);
+
+  const expectReauthentication = (res: { status: number; json: any }) => {
+    expect({ status: res.status, code: res.json?.error?.code }).toEqual({ status: 403, code: 'reauthentication_required' });
+    expect(res.json.error.message).toContain('sign in again');
+  };
+
+  const registerVerify = (t: TestApp, headers: Record<string, string>, start: { challenge: string; options: any }, authenticator = authenticatorFor(t)) =>
+    t.request('POST', `${PASSKEYS}/register/verify`, { challenge: start.challenge, response: authenticator.register(start.options) }, headers);
+
+  test('registering needs a session signed in within 15 minutes, at the options and the verify step', async () => {
+    const t = createTestApp();
+    const alice = await userWithPasskey(t); // registered by a fresh session
+    expect(t.db.select().from(passkey).all()).toHaveLength(1);
+
+    // Options fetched in time, verified once the session is 15 minutes old: refused, the
+    // envelope is not spent and no failure is counted.
+    t.clock.advance(RECENT_SIGN_IN_MS - 60_000);
+    const start = await t.request('POST', `${PASSKEYS}/register/options`, undefined, alice.headers);
+    expect(start.status).toBe(200);
+    t.clock.advance(60_000);
+    const before = snapshot(t);
+    expectReauthentication(await registerVerify(t, alice.headers, start.json));
+    expectReauthentication(await t.request('POST', `${PASSKEYS}/register/options`, undefined, alice.headers));
+    expect(snapshot(t)).toBe(before);
+    expect(t.db.select().from(passkey).all()).toHaveLength(1);
+    // The session itself still works for everything else.
+    expect((await t.request('GET', PASSKEYS, undefined, alice.headers)).status).toBe(200);
+    expect((await t.request('PATCH', `${PASSKEYS}/${alice.passkeyId}`, { name: 'Old laptop' }, alice.headers)).status).toBe(200);
+
+    // Signing in again (a passkey alone, the account has one) makes it work, even with the same envelope.
+    const again = await passkeySignIn(t, alice.authenticator);
+    expect(again.status).toBe(200);
+    const fresh = { cookie: cookieFrom(t, again.headers)!, ...originOf(t) };
+    expect((await registerVerify(t, fresh, start.json)).status).toBe(201);
+    expect((await registerPasskey(t, fresh, authenticatorFor(t))).done.status).toBe(201);
+    expect(t.db.select().from(passkey).where(eq(passkey.userId, alice.userId)).all()).toHaveLength(3);
+  });
+
+  test('the window is 15 minutes from the sign-in, not from the last request', async () => {
+    const t = createTestApp();
+    const alice = await userWithPasskey(t);
+    for (let minute = 1; minute < RECENT_SIGN_IN_MS / 60_000; minute++) {
+      t.clock.advance(60_000);
+      expect((await t.request('GET', PASSKEYS, undefined, alice.headers)).status).toBe(200); // slides the session
+    }
+    t.clock.advance(60_000 - 1);
+    expect((await t.request('POST', `${PASSKEYS}/register/options`, undefined, alice.headers)).status).toBe(200);
+    t.clock.advance(1);
+    expectReauthentication(await t.request('POST', `${PASSKEYS}/register/options`, undefined, alice.headers));
+  });
+
+  test('deleting a passkey needs a recent sign-in too; a stale session learns nothing about ids', async () => {
+    const t = createTestApp();
+    const alice = await userWithPasskey(t);
+    const bob = await userWithPasskey(t);
+    t.clock.advance(RECENT_SIGN_IN_MS);
+    const before = snapshot(t);
+    expectReauthentication(await t.request('DELETE', `${PASSKEYS}/${alice.passkeyId}`, undefined, alice.headers));
+    expectReauthentication(await t.request('DELETE', `${PASSKEYS}/${bob.passkeyId}`, undefined, alice.headers));
+    expectReauthentication(await t.request('DELETE', `${PASSKEYS}/01940000-0000-7000-8000-000000000001`, undefined, alice.headers));
+    expect(snapshot(t)).toBe(before);
+
+    const again = await passkeySignIn(t, alice.authenticator);
+    const fresh = { cookie: cookieFrom(t, again.headers)!, ...originOf(t) };
+    expect((await t.request('DELETE', `${PASSKEYS}/${bob.passkeyId}`, undefined, fresh)).status).toBe(404);
+    expect((await t.request('DELETE', `${PASSKEYS}/${alice.passkeyId}`, undefined, fresh)).status).toBe(204);
+    expect(t.db.select().from(passkey).all().map((row) => row.id)).toEqual([bob.passkeyId]);
+  });
+
+  test('API tokens still answer 403 session_required, fresh or not', async () => {
+    const t = createTestApp();
+    const alice = await userWithPasskey(t);
+    const bearer = tokenFor(t, { userId: alice.userId, organizationId: alice.organizationId!, headers: {} }, 'owner');
+    const start = (await t.request('POST', `${PASSKEYS}/register/options`, undefined, alice.headers)).json;
+    for (const res of [
+      await t.request('POST', `${PASSKEYS}/register/options`, undefined, bearer),
+      await registerVerify(t, bearer, start),
+      await t.request('DELETE', `${PASSKEYS}/${alice.passkeyId}`, undefined, bearer),
+    ]) {
+      expect({ status: res.status, code: res.json.error.code }).toEqual({ status: 403, code: 'session_required' });
+    }
+    expect(t.db.select().from(passkey).all()).toHaveLength(1);
   });
 });

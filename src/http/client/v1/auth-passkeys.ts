@@ -2,12 +2,13 @@
  * Passkeys (WebAuthn). Ceremonies answer the browser's options plus a `pnwebauthn` envelope to
  * send back with the authenticator's response.
  *
- * Signed in (client guard; API tokens get 403):
- *   POST   /auth/passkeys/register/options   -> {options, challenge, expiresAt}
- *   POST   /auth/passkeys/register/verify    {challenge, response, name?} -> the new passkey
+ * Signed in (client guard; API tokens get 403; * needs a sign-in within 15 minutes, else 403
+ * reauthentication_required):
+ *   POST   /auth/passkeys/register/options * -> {options, challenge, expiresAt}
+ *   POST   /auth/passkeys/register/verify  * {challenge, response, name?} -> the new passkey
  *   GET    /auth/passkeys                    the user's passkeys
  *   PATCH  /auth/passkeys/:id                {name}
- *   DELETE /auth/passkeys/:id
+ *   DELETE /auth/passkeys/:id              *
  *
  * Signing in (no session needed; 503 before the install):
  *   POST   /auth/passkeys/sign-in/options    {} (discoverable passkey sign-in) or {twoFactorChallenge}
@@ -33,7 +34,7 @@ import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { errorResponses, IdParams, listEnvelope, NoContent } from '../../schemas.ts';
-import { ChallengeEnvelope, presentUser, SignedInSchema } from './auth-schemas.ts';
+import { ChallengeEnvelope, presentUser, RECENT_SIGN_IN_DOC, SignedInSchema } from './auth-schemas.ts';
 
 const Base64Url = (max: number) =>
   v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`), v.regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url'));
@@ -157,7 +158,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
     })
     .post('/register/options', async ({ actor }) => presentCeremony(await beginPasskeyRegistration(ctx, actor)), {
       response: { 200: CeremonySchema, ...errorResponses(401, 403, 409, 503) },
-      detail: { summary: 'Start registering a passkey: creation options and a pnwebauthn envelope' },
+      detail: { summary: 'Start registering a passkey: creation options and a pnwebauthn envelope', description: RECENT_SIGN_IN_DOC },
     })
     .post(
       '/register/verify',
@@ -179,7 +180,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       {
         body: v.object({ challenge: ChallengeEnvelope, response: RegistrationResponse, name: v.optional(PasskeyName) }),
         response: { 201: PasskeySchema, ...errorResponses(401, 403, 409, 422, 429, 503) },
-        detail: { summary: 'Finish registering a passkey: verifies the attestation and stores the public key' },
+        detail: { summary: 'Finish registering a passkey: verifies the attestation and stores the public key', description: RECENT_SIGN_IN_DOC },
       },
     )
     .patch('/:id', ({ actor, body, params }) => presentPasskey(renamePasskey(deps.db, actor, params.id, body.name)), {
@@ -191,13 +192,13 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
     .delete(
       '/:id',
       ({ actor, params, set }) => {
-        deletePasskey(deps.db, actor, params.id);
+        deletePasskey(deps.db, deps.clock, actor, params.id);
         set.status = 204;
       },
       {
         params: IdParams,
         response: { 204: NoContent, ...errorResponses(401, 403, 404, 422, 503) },
-        detail: { summary: 'Delete one of your passkeys' },
+        detail: { summary: 'Delete one of your passkeys', description: RECENT_SIGN_IN_DOC },
       },
     );
 

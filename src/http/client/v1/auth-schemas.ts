@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import type { User } from '../../../db/schema/index.ts';
 import { PASSWORD_MAX_LENGTH } from '../../../auth/password.ts';
+import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
 
 export const Email = v.pipe(v.string(), v.maxLength(320, 'must be at most 320 characters'), v.email('must be an e-mail address'));
 /** Any password at sign-in; the policy (12+ characters, not the e-mail) applies where one is set. */
@@ -11,6 +12,11 @@ export const OrganizationName = v.pipe(v.string(), v.trim(), v.minLength(1, 'mus
 export const Code = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters'));
 export const ChallengeEnvelope = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'must be at most 4096 characters'));
 export const Role = v.picklist(['owner', 'admin', 'member'], 'must be owner, admin or member');
+
+/** OpenAPI description of a route under the recent sign-in rule (requireRecentSignIn, account.ts). */
+export const RECENT_SIGN_IN_DOC =
+  `Needs a session signed in within the last ${RECENT_SIGN_IN_MS / 60_000} minutes: an older one answers 403 \`reauthentication_required\` ` +
+  '(sign in again, then retry); an API token answers 403 `session_required`.';
 
 export const UserSchema = v.object({
   id: v.string(),

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { totpCode } from '../../../auth/totp.ts';
 import { sealChallenge } from '../../../crypto/index.ts';
 import { recoveryCode, session, userTotp } from '../../../db/schema/index.ts';
+import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
 import { type TestApp, createTestApp } from '../../../../test/harness.ts';
 import { createPasswordUser, originOf, signIn, tokenFor } from '../../../../test/identity.ts';
 
@@ -82,6 +83,43 @@ describe('TOTP enrolment', () => {
     const { headers } = await signIn(t, person.email, person.password);
     expect((await t.request('POST', `${AUTH}/totp/confirm`, { code: 7 }, headers!)).json.error.path).toBe('code');
     expect((await t.request('POST', `${AUTH}/totp/enrol`, undefined, originOf(t))).status).toBe(401);
+  });
+});
+
+describe('recent sign-in for TOTP enrolment', () => {
+  // The confirming code proves the new secret only: a stolen session cookie could otherwise
+  // put its own authenticator on the account (and lock the owner out of signing in).
+  test('enrol and confirm need a session signed in within 15 minutes; disable and new recovery codes need a code instead', async () => {
+    const t = createTestApp();
+    const person = await createPasswordUser(t);
+    const { headers } = await signIn(t, person.email, person.password);
+    const rows = () => JSON.stringify([t.db.select().from(userTotp).all(), t.db.select().from(recoveryCode).all()]);
+    const expectReauthentication = (res: { status: number; json: any }) =>
+      expect({ status: res.status, code: res.json.error.code }).toEqual({ status: 403, code: 'reauthentication_required' });
+
+    t.clock.advance(RECENT_SIGN_IN_MS);
+    expectReauthentication(await t.request('POST', `${AUTH}/totp/enrol`, undefined, headers!));
+    expect(rows()).toBe(JSON.stringify([[], []]));
+
+    // Enrolled in time, confirmed too late: still pending, no recovery codes.
+    const again = (await signIn(t, person.email, person.password)).headers!;
+    const { secret } = (await t.request('POST', `${AUTH}/totp/enrol`, undefined, again)).json;
+    t.clock.advance(RECENT_SIGN_IN_MS);
+    const before = rows();
+    expectReauthentication(await t.request('POST', `${AUTH}/totp/confirm`, { code: totpCode(secret, t.clock.now()) }, again));
+    expect(rows()).toBe(before);
+    expect(t.db.select().from(userTotp).get()!.confirmedAt).toBeNull();
+
+    const third = (await signIn(t, person.email, person.password)).headers!;
+    const confirmed = await t.request('POST', `${AUTH}/totp/confirm`, { code: totpCode(secret, t.clock.now()) }, third);
+    expect(confirmed.status).toBe(200);
+
+    // Regenerating recovery codes and disabling prove a code: an old session may do them.
+    t.clock.advance(RECENT_SIGN_IN_MS + STEP_MS);
+    const renewed = await t.request('POST', `${AUTH}/recovery-codes`, { code: totpCode(secret, t.clock.now()) }, third);
+    expect(renewed.status).toBe(200);
+    t.clock.advance(STEP_MS);
+    expect((await t.request('POST', `${AUTH}/totp/disable`, { code: totpCode(secret, t.clock.now()) }, third)).status).toBe(204);
   });
 });
 

@@ -2,8 +2,10 @@ import { describe, expect, spyOn, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import * as password from '../../../auth/password.ts';
 import { rateLimit, session, user } from '../../../db/schema/index.ts';
+import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
 import { createTestApp } from '../../../../test/harness.ts';
-import { cookieFrom, createPasswordUser, originOf, signIn } from '../../../../test/identity.ts';
+import { cookieFrom, createOwner, createPasswordUser, originOf, signIn } from '../../../../test/identity.ts';
+import { authenticatorFor, passkeySignIn, registerPasskey } from './auth-passkeys.helpers.ts';
 
 const SIGN_IN = '/api/client/v1/auth/sign-in';
 
@@ -167,6 +169,37 @@ describe('sign-out', () => {
     const res = await t.request('POST', '/api/client/v1/auth/sign-out', undefined, { ...headers!, origin: 'https://evil.example' });
     expect(res.status).toBe(403);
     expect(t.db.select().from(session).all()).toHaveLength(1);
+  });
+});
+
+describe('recent sign-in for a first password', () => {
+  const PASSWORD = '/api/client/v1/auth/password';
+
+  test('an account without a password sets one only from a session signed in within 15 minutes', async () => {
+    const t = createTestApp();
+    const owner = createOwner(t); // no password: signs in with a passkey
+    const authenticator = authenticatorFor(t);
+    expect((await registerPasskey(t, owner.headers, authenticator)).done.status).toBe(201);
+    t.clock.advance(RECENT_SIGN_IN_MS);
+    const stale = await t.request('POST', PASSWORD, { newPassword: 'a stolen cookie password' }, owner.headers);
+    expect({ status: stale.status, code: stale.json.error.code }).toEqual({ status: 403, code: 'reauthentication_required' });
+    expect(t.db.select().from(user).where(eq(user.id, owner.userId)).get()!.passwordHash).toBeNull();
+
+    const again = await passkeySignIn(t, authenticator);
+    expect(again.status).toBe(200);
+    const fresh = { cookie: cookieFrom(t, again.headers)!, ...originOf(t) };
+    expect((await t.request('POST', PASSWORD, { newPassword: 'my own first password' }, fresh)).status).toBe(204);
+    const email = t.db.select().from(user).where(eq(user.id, owner.userId)).get()!.email;
+    expect((await signIn(t, email, 'my own first password')).res.json.status).toBe('two_factor_required'); // the passkey
+  });
+
+  test('changing an existing password proves the current one instead: an old session may', async () => {
+    const t = createTestApp();
+    const alice = await createPasswordUser(t);
+    const { headers } = await signIn(t, alice.email, alice.password);
+    t.clock.advance(RECENT_SIGN_IN_MS);
+    const res = await t.request('POST', PASSWORD, { currentPassword: alice.password, newPassword: 'an even better passphrase' }, headers!);
+    expect(res.status).toBe(204);
   });
 });
 

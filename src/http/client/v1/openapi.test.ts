@@ -36,3 +36,24 @@ describe('OpenAPI description of the resource routes', () => {
     }
   });
 });
+
+describe('OpenAPI description of the recent sign-in rule', () => {
+  test('every route under it documents 403 with reauthentication_required', async () => {
+    const t = createTestApp();
+    const { paths } = (await t.request('GET', '/api/openapi.json')).json;
+    const routes: [string, string][] = [
+      [`${V1}/auth/passkeys/register/options`, 'post'],
+      [`${V1}/auth/passkeys/register/verify`, 'post'],
+      [`${V1}/auth/passkeys/{id}`, 'delete'],
+      [`${V1}/api-tokens`, 'post'],
+      [`${V1}/auth/totp/enrol`, 'post'],
+      [`${V1}/auth/totp/confirm`, 'post'],
+      [`${V1}/auth/password`, 'post'],
+    ];
+    for (const [path, method] of routes) {
+      const operation = paths[path]?.[method];
+      expect({ path, method, documented: operation?.responses?.[403] !== undefined }).toEqual({ path, method, documented: true });
+      expect(operation.description, `${method} ${path}`).toContain('reauthentication_required');
+    }
+  });
+});
