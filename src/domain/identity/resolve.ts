@@ -1,3 +1,4 @@
+import type { Statement } from 'bun:sqlite';
 import { eq } from 'drizzle-orm';
 import { hashToken } from '../../auth/token.ts';
 import type { Db } from '../../db/client.ts';
@@ -37,11 +38,12 @@ interface TokenRow {
 }
 
 /**
- * Every authenticated request runs these, so they are bun:sqlite statements prepared once per
- * database: a drizzle query costs ten times more than running the SQL (scripts/bench/auth.ts).
- * The rare writes (slide, last use) go through drizzle.
+ * Per database: the credential lookups and the change check every authenticated request runs,
+ * as bun:sqlite statements prepared once (a drizzle query costs ten times more than running the
+ * SQL, scripts/bench/auth.ts), and the credentials resolved so far. The rare writes (slide, last
+ * use) go through drizzle.
  */
-function prepareStatements(db: Db) {
+function prepareState(db: Db) {
   const sqlite = db.$client;
   return {
     session: sqlite.query<SessionRow, [string]>(
@@ -59,18 +61,72 @@ function prepareStatements(db: Db) {
               (SELECT m.role FROM membership m WHERE m.organization_id = t.organization_id AND m.user_id = t.user_id) AS memberRole
          FROM api_token t WHERE t.token_hash = ?`,
     ),
+    // Changes only when another connection commits (this one's own writes leave it alone).
+    dataVersion: sqlite.query<{ data_version: number }, []>('PRAGMA data_version'),
+    // Rows this connection has inserted, updated or deleted, ever (rolled back ones included).
+    totalChanges: sqlite.query<{ changes: number }, []>('SELECT total_changes() AS changes'),
+    sessions: new Map<string, Resolved<SessionRow>>(),
+    tokens: new Map<string, Resolved<TokenRow>>(),
   };
 }
 
-const prepared = new WeakMap<Db, ReturnType<typeof prepareStatements>>();
+type State = ReturnType<typeof prepareState>;
 
-function statements(db: Db) {
-  let found = prepared.get(db);
-  if (!found) {
-    found = prepareStatements(db);
-    prepared.set(db, found);
+/**
+ * A credential's row as last read, by the token presented: a browser or a script sends the same
+ * token on every request. It answers only while the database is unchanged since that read: no
+ * row written through this connection and no commit from any other. Any write at all (a
+ * revocation, a role change, a removed membership, from this process or another one) sends the
+ * next request back to the lookup, so nothing is ever answered from rows the database no longer
+ * holds; expiry is checked on every use. The check reads no table, so it costs a fraction of
+ * hashing the token and running the lookup (scripts/bench/auth.ts). Only tokens that matched a
+ * row are kept, so a stream of forged ones cannot grow the cache; it is cleared when full.
+ */
+interface Resolved<Row> {
+  tokenHash: string;
+  row: Row;
+  /** Shared, read-only, by every actor built from this entry. */
+  memberships: ReadonlyMap<string, MembershipRole>;
+  dataVersion: number;
+  totalChanges: number;
+}
+
+const RESOLVED_MAX = 10_000;
+
+const states = new WeakMap<Db, State>();
+
+function stateOf(db: Db): State {
+  let state = states.get(db);
+  if (!state) {
+    state = prepareState(db);
+    states.set(db, state);
   }
-  return found;
+  return state;
+}
+
+/** The row `token` resolves to, remembered or looked up; null when none (or `membershipsOf` refuses it). */
+function lookUp<Row>(
+  state: State,
+  resolved: Map<string, Resolved<Row>>,
+  query: Statement<Row, [string]>,
+  membershipsOf: (row: Row) => ReadonlyMap<string, MembershipRole> | null,
+  token: string,
+): Resolved<Row> | null {
+  const dataVersion = state.dataVersion.get()!.data_version;
+  const totalChanges = state.totalChanges.get()!.changes;
+  const known = resolved.get(token);
+  if (known && known.dataVersion === dataVersion && known.totalChanges === totalChanges) return known;
+  const tokenHash = known?.tokenHash ?? hashToken(token);
+  const row = query.get(tokenHash);
+  const memberships = row && membershipsOf(row);
+  if (!row || !memberships) {
+    resolved.delete(token);
+    return null;
+  }
+  if (!known && resolved.size >= RESOLVED_MAX) resolved.clear();
+  const entry = { tokenHash, row, memberships, dataVersion, totalChanges };
+  resolved.set(token, entry);
+  return entry;
 }
 
 /** Resolves a request's credentials to an Actor, or null when none is valid. */
@@ -80,52 +136,49 @@ export function resolveActor(db: Db, clock: Clock, credentials: Credentials): Ac
   return null;
 }
 
-/**
- * SHA-256 of session tokens seen to be live, so a browser's repeated requests skip rehashing
- * (every request pays it otherwise). Only hashes that matched a session are kept; cleared when full.
- */
-const liveSessionHashes = new Map<string, string>();
-const LIVE_SESSION_HASHES_MAX = 10_000;
-
-function resolveSession(db: Db, clock: Clock, token: string): Actor | null {
-  const now = clock.now();
-  const known = liveSessionHashes.get(token);
-  const tokenHash = known ?? hashToken(token);
-  const row = statements(db).session.get(tokenHash);
-  if (!row || row.expiresAt <= now.getTime()) return null;
-  if (known === undefined) {
-    if (liveSessionHashes.size >= LIVE_SESSION_HASHES_MAX) liveSessionHashes.clear();
-    liveSessionHashes.set(token, tokenHash);
-  }
-
-  const slidTo = now.getTime() + SESSION_LIFETIME_MS;
-  if (slidTo - row.expiresAt >= SLIDE_GRANULARITY_MS) {
-    db.update(session).set({ expiresAt: new Date(slidTo), lastSeenAt: now }).where(eq(session.id, row.id)).run();
-  }
+function sessionMemberships(row: SessionRow): ReadonlyMap<string, MembershipRole> {
   const memberships = new Map<string, MembershipRole>();
   for (const pair of row.memberships?.split(',') ?? []) {
     const colon = pair.indexOf(':');
     memberships.set(pair.slice(0, colon), pair.slice(colon + 1) as MembershipRole);
   }
-  return { kind: 'session', userId: row.userId, isSuperadmin: row.isSuperadmin === 1, credentialId: row.id, memberships };
+  return memberships;
 }
 
-function resolveApiToken(db: Db, clock: Clock, token: string): Actor | null {
+function resolveSession(db: Db, clock: Clock, token: string): Actor | null {
+  const state = stateOf(db);
+  const found = lookUp(state, state.sessions, state.session, sessionMemberships, token);
   const now = clock.now();
-  const row = statements(db).apiToken.get(hashToken(token));
-  if (!row || row.memberRole === null || (row.expiresAt !== null && row.expiresAt <= now.getTime())) return null;
+  if (!found || found.row.expiresAt <= now.getTime()) return null;
+  const { row } = found;
+  const slidTo = now.getTime() + SESSION_LIFETIME_MS;
+  if (slidTo - row.expiresAt >= SLIDE_GRANULARITY_MS) {
+    db.update(session).set({ expiresAt: new Date(slidTo), lastSeenAt: now }).where(eq(session.id, row.id)).run();
+  }
+  return { kind: 'session', userId: row.userId, isSuperadmin: row.isSuperadmin === 1, credentialId: row.id, memberships: found.memberships };
+}
+
+/** A token never grants more than its creator holds today; a creator who left makes it dead (null). */
+const tokenMemberships = (row: TokenRow): ReadonlyMap<string, MembershipRole> | null =>
+  row.memberRole === null ? null : new Map([[row.organizationId, lowerRole(row.role, row.memberRole)]]);
+
+function resolveApiToken(db: Db, clock: Clock, token: string): Actor | null {
+  const state = stateOf(db);
+  const found = lookUp(state, state.tokens, state.apiToken, tokenMemberships, token);
+  const now = clock.now();
+  if (!found) return null;
+  const { row } = found;
+  if (row.expiresAt !== null && row.expiresAt <= now.getTime()) return null;
   // Shown in the token list; written at most once a minute, like the session slide.
   if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt >= SLIDE_GRANULARITY_MS) {
     db.update(apiToken).set({ lastUsedAt: now }).where(eq(apiToken.id, row.id)).run();
   }
-  // A token never grants more than its creator holds today.
-  const role = lowerRole(row.role, row.memberRole);
   return {
     kind: 'token',
     userId: row.userId,
     // Automation tokens never carry instance-wide superadmin power.
     isSuperadmin: false,
     credentialId: row.id,
-    memberships: new Map([[row.organizationId, role]]),
+    memberships: found.memberships,
   };
 }

@@ -10,7 +10,7 @@ import {
   tenancy,
 } from '../../db/schema/index.ts';
 import { organizationOfEnvironment } from '../environments/queries.ts';
-import { preparedOnce, type Queryable } from '../shared/database.ts';
+import { preparedOnce, type Queryable, rowDecoder } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
 
 export type OwnedService = Service & { organizationId: string };
@@ -19,21 +19,23 @@ export type OwnedService = Service & { organizationId: string };
 export const organizationOfService = (serviceId: SQLWrapper) =>
   organizationOfEnvironment(sql`(select ${service.environmentId} from ${service} where ${service.id} = ${serviceId})`);
 
+const serviceFields = getTableColumns(service);
+const ownedServiceFields = { ...serviceFields, organizationId: organizationOfEnvironment(service.environmentId) };
+const decodeService = rowDecoder(serviceFields);
+const decodeOwnedService = rowDecoder(ownedServiceFields);
+
 const findServiceStatement = (db: Queryable) =>
-  db
-    .select({ ...getTableColumns(service), organizationId: organizationOfEnvironment(service.environmentId) })
-    .from(service)
-    .where(eq(service.id, sql.placeholder('id')))
-    .prepare();
+  db.select(ownedServiceFields).from(service).where(eq(service.id, sql.placeholder('id'))).prepare();
 
 /** The service with the organization of its project; reading a service is the hottest client read. */
 export function findService(db: Queryable, id: string): OwnedService | undefined {
-  return preparedOnce(db, findServiceStatement).get({ id });
+  const [values] = preparedOnce(db, findServiceStatement).values({ id });
+  return values && decodeOwnedService(values);
 }
 
 const listStatement = (withCursor: boolean) => (db: Queryable) =>
   db
-    .select()
+    .select(serviceFields)
     .from(service)
     .where(
       and(eq(service.environmentId, sql.placeholder('environmentId')), withCursor ? gt(service.id, sql.placeholder('cursor')) : undefined),
@@ -48,7 +50,7 @@ const nextPageStatement = listStatement(true);
 export function listServicesOf(db: Queryable, environmentId: string, page: PageRequest): Page<Service> {
   const { fetch, limit } = pageWindow(service.id, page);
   const statement = preparedOnce(db, page.cursor ? nextPageStatement : firstPageStatement);
-  return toPage(statement.all({ environmentId, cursor: page.cursor, fetch }), limit);
+  return toPage(statement.values({ environmentId, cursor: page.cursor, fetch }).map(decodeService), limit);
 }
 
 export function isDeployHooksEnabled(db: Queryable, organizationId: string): boolean {

@@ -1,3 +1,4 @@
+import { Column, type DriverValueDecoder, type GetColumnData, is, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as schema from '../../db/schema/index.ts';
 import { conflict, type DomainError } from '../../lib/errors.ts';
@@ -53,4 +54,32 @@ export function preparedOnce<T>(db: Queryable, build: (db: Queryable) => T): T {
     statements.set(build, statement);
   }
   return statement;
+}
+
+/** The fields of a flat select: columns and SQL expressions by output key. */
+type Fields = Record<string, Column | SQL>;
+
+export type RowOf<F extends Fields> = { [K in keyof F]: F[K] extends Column ? GetColumnData<F[K]> : F[K] extends SQL<infer T> ? T : never };
+
+/**
+ * Decodes the value arrays of a flat select over `fields` (a prepared statement's `values()`:
+ * drizzle selects the fields in their key order) into rows, each value through its field's own
+ * decoder, as drizzle's row mapper does. That mapper is general (nested paths, joins) and costs
+ * a primary-key read about as much as SQLite's own work; the hottest reads decode here instead.
+ */
+export function rowDecoder<F extends Fields>(fields: F): (values: unknown[]) => RowOf<F> {
+  const keys = Object.keys(fields);
+  // A column decodes its own values; an SQL expression carries the decoder mapWith() gave it.
+  const decoders = keys.map((key) => {
+    const field = fields[key]!;
+    return is(field, Column) ? field : (field as unknown as { decoder: DriverValueDecoder<unknown, unknown> }).decoder;
+  });
+  return (values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      row[keys[i]!] = value === null ? null : decoders[i]!.mapFromDriverValue(value);
+    }
+    return row as RowOf<F>;
+  };
 }

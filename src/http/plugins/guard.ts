@@ -16,7 +16,11 @@ export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      // Every cookie request reads this; decoding a value without escapes would only copy it.
+      return value.includes('%') ? decodeURIComponent(value) : value;
+    }
   }
   return null;
 }
