@@ -266,4 +266,13 @@ describe.skipIf(missing !== null)('console pages follow the caller role in Chrom
     expect(await member.getByText(EDIT_NOTE).count()).toBe(0);
     expect(problems.flat()).toEqual([]);
   }, TIMEOUT);
+
+  test('demoted while the page is open, the first refused change takes the controls away', async () => {
+    await apiFromPage(owner, 'PATCH', `/api/client/v1/memberships/${ids.membership}`, { role: 'member' });
+    const settings = member.getByRole('region', { name: 'Settings' });
+    await settings.getByLabel('Description (optional)', { exact: true }).fill('changed after the demotion');
+    await settings.getByRole('button', { name: 'Update environment', exact: true }).click();
+    await member.getByText(EDIT_NOTE).first().waitFor();
+    expect(await member.getByRole('button', { name: 'Deploy', exact: true }).count()).toBe(0);
+  }, TIMEOUT);
 });

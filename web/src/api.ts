@@ -36,6 +36,13 @@ interface ErrorBody {
  */
 export const SESSION_ENDED_EVENT = 'panel:session-ended';
 
+/**
+ * Dispatched on window when a signed-in call answers 403 forbidden: the caller's role may have
+ * changed since the session summary was read (someone demoted them), so the shell reads it again
+ * and the pages drop the controls the role no longer allows (role.tsx).
+ */
+export const ACCESS_REFUSED_EVENT = 'panel:access-refused';
+
 type Query = Record<string, string | undefined>;
 
 export async function call<T>(method: string, path: string, body?: unknown, query: Query = {}): Promise<T> {
@@ -71,6 +78,7 @@ export async function call<T>(method: string, path: string, body?: unknown, quer
   if (failure.code === 'unauthenticated' && path.startsWith('client/') && !path.startsWith('client/v1/auth/sign-in')) {
     window.dispatchEvent(new Event(SESSION_ENDED_EVENT));
   }
+  if (failure.code === 'forbidden' && path.startsWith('client/')) window.dispatchEvent(new Event(ACCESS_REFUSED_EVENT));
   throw failure;
 }
 

@@ -3,11 +3,12 @@
  * API lets members read, admins and owners write, and only owners manage members; pages ask
  * `useOrganizationRole(organizationId)` (or `useCanWrite`) and leave out the write controls a
  * member would only get a 403 for, saying so with `ReadOnlyNote`. Signed in with an API token,
- * the session carries the token's own role.
+ * the session carries the token's own role. A 403 from the API (a demotion since the session was
+ * read) makes the shell read the session again.
  */
 import { createContext } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
-import { api, type SessionSummary } from './api.ts';
+import { ACCESS_REFUSED_EVENT, api, type SessionSummary } from './api.ts';
 import { hasRole, type Role } from './organization-api.ts';
 
 export interface SessionState {
@@ -25,6 +26,10 @@ export function useSessionState(given: SessionSummary): SessionState {
   useEffect(() => setFresh(null), [given]);
   // A failed refresh keeps the known session: an ended one is handled by api.ts (401 event).
   const refresh = () => void api.auth.session().then(setFresh, () => {});
+  useEffect(() => {
+    window.addEventListener(ACCESS_REFUSED_EVENT, refresh);
+    return () => window.removeEventListener(ACCESS_REFUSED_EVENT, refresh);
+  }, []);
   return { session: fresh ?? given, refresh };
 }
 
