@@ -221,6 +221,30 @@ describe.skipIf(missing !== null)('console organization settings, members and in
     expect(new URL(invitee.url()).pathname).toBe(`/organizations/${organizationId}`);
   }, TIMEOUT);
 
+  test("an invitee who signs in through an identity provider comes back to the invitation (the token survives the round trip)", async () => {
+    const membership = (await apiFromPage<{ data: { id: string; email: string }[] }>(page, 'GET', `/api/client/v1/memberships?organizationId=${organizationId}`)).data.find(
+      (candidate) => candidate.email === INVITEE.email,
+    )!;
+    await apiFromPage(page, 'DELETE', `/api/client/v1/memberships/${membership.id}`);
+    const { token } = await apiFromPage<{ token: string }>(page, 'POST', '/api/client/v1/invitations', { organizationId, email: INVITEE.email, role: 'member' });
+
+    await apiFromPage(invitee, 'POST', '/api/client/v1/auth/sign-out');
+    await invitee.goto(`${panel.url}/invitations/accept#token=${token}`);
+    await heading(invitee, 'Accept the invitation').waitFor();
+    await invitee.getByLabel('New password').fill('yet another long passphrase');
+    await invitee.getByRole('button', { name: 'Create account and join' }).click();
+    await invitee.getByRole('button', { name: 'Sign in to accept' }).click();
+    await heading(invitee, 'Sign in to Panel').waitFor();
+    // What a provider's callback does: the browser is signed in elsewhere, then sent back to the
+    // returnTo path, /invitations/accept, without the fragment.
+    await apiFromPage(invitee, 'POST', '/api/client/v1/auth/sign-in', { email: INVITEE.email, password: INVITEE.password });
+    await invitee.goto(`${panel.url}/invitations/accept`);
+    await invitee.getByText(`You are signed in as ${INVITEE.email}.`).waitFor();
+    await invitee.getByRole('button', { name: 'Accept invitation' }).click();
+    await heading(invitee, 'Acme Corp').waitFor();
+    expect(await invitee.evaluate(() => sessionStorage.length)).toBe(0);
+  }, TIMEOUT);
+
   test('the settings page fits a 390-px-wide phone', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${panel.url}/organizations/${organizationId}/settings`);

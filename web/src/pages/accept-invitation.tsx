@@ -20,7 +20,14 @@ export interface AcceptInvitationProps {
   onSignedOut: () => void;
 }
 
-const tokenFromFragment = () => new URLSearchParams(location.hash.slice(1)).get('token');
+/**
+ * Signing in from here may leave the console (an identity provider), and the way back lands on
+ * /invitations/accept without the fragment; the token waits in this tab's sessionStorage (never
+ * sent anywhere) until the invitation is accepted.
+ */
+const PENDING_TOKEN_KEY = 'panel:invitation-token';
+
+const invitationToken = () => new URLSearchParams(location.hash.slice(1)).get('token') ?? sessionStorage.getItem(PENDING_TOKEN_KEY);
 
 /** The API's refusals in the invitee's terms; undefined keeps the API's own message. */
 function explain(error: ApiError): string | undefined {
@@ -50,9 +57,17 @@ async function explained<T>(request: Promise<T>): Promise<T> {
 }
 
 export function AcceptInvitationPage({ session, onAccepted, onSignedIn, onSignedOut }: AcceptInvitationProps) {
-  const [token] = useState(tokenFromFragment);
+  const [token] = useState(invitationToken);
   const [signingIn, setSigningIn] = useState(false);
   if (!token) return <IncompleteLink />;
+  const signIn = () => {
+    sessionStorage.setItem(PENDING_TOKEN_KEY, token);
+    setSigningIn(true);
+  };
+  const accepted = (organizationId: string) => {
+    sessionStorage.removeItem(PENDING_TOKEN_KEY);
+    return onAccepted(organizationId);
+  };
   if (!session && signingIn) {
     return (
       <>
@@ -69,9 +84,9 @@ export function AcceptInvitationPage({ session, onAccepted, onSignedIn, onSigned
   return (
     <main id="main" class="centered">
       {session ? (
-        <AcceptSignedIn token={token} session={session} onAccepted={onAccepted} onSignedOut={onSignedOut} />
+        <AcceptSignedIn token={token} session={session} onAccepted={accepted} onSignedOut={onSignedOut} />
       ) : (
-        <CreateAccount token={token} onAccepted={onAccepted} onSignIn={() => setSigningIn(true)} />
+        <CreateAccount token={token} onAccepted={accepted} onSignIn={signIn} />
       )}
     </main>
   );
