@@ -140,3 +140,13 @@ export class SocketProbe {
     this.socket.send(JSON.stringify(frame));
   }
 }
+
+/**
+ * Serves the test app over real sockets on 127.0.0.1 (a free port) and answers its ws:// base;
+ * the server is stopped by the caller's cleanups (run them in afterEach).
+ */
+export function listenOnLoopback(t: TestApp, cleanups: (() => unknown)[]): string {
+  const app = t.app.listen({ hostname: '127.0.0.1', port: 0, reusePort: false });
+  cleanups.push(() => app.stop(true));
+  return `ws://127.0.0.1:${app.server!.port}`;
+}

@@ -5,7 +5,7 @@
  * unsubscribed socket hears nothing more.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { enrolledServer, helloFrame, SocketProbe } from '../../../test/daemon.ts';
+import { enrolledServer, helloFrame, listenOnLoopback, SocketProbe } from '../../../test/daemon.ts';
 import { clientAs } from '../../../test/client.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { addMember, createOwner, tokenFor } from '../../../test/identity.ts';
@@ -15,11 +15,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function listen(t: TestApp): string {
-  const app = t.app.listen({ hostname: '127.0.0.1', port: 0, reusePort: false });
-  cleanups.push(() => app.stop(true));
-  return `ws://127.0.0.1:${app.server!.port}`;
-}
+const listen = (t: TestApp) => listenOnLoopback(t, cleanups);
 
 async function open(url: string, headers: Record<string, string>): Promise<SocketProbe> {
   const probe = await SocketProbe.open(url, headers);

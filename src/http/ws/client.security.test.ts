@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { apiToken, membership } from '../../db/schema/index.ts';
 import { clientAs } from '../../../test/client.ts';
-import { enrolledServer, SocketProbe } from '../../../test/daemon.ts';
+import { enrolledServer, listenOnLoopback, SocketProbe } from '../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { addMember, createOwner, tokenFor } from '../../../test/identity.ts';
 import { CREDENTIAL_ENDED_CLOSE_CODE } from './client.ts';
@@ -18,9 +18,7 @@ afterEach(async () => {
 });
 
 async function watchServers(t: TestApp, organizationId: string, headers: Record<string, string>): Promise<SocketProbe> {
-  const app = t.app.listen({ hostname: '127.0.0.1', port: 0, reusePort: false });
-  cleanups.push(() => app.stop(true));
-  const probe = await SocketProbe.open(`ws://127.0.0.1:${app.server!.port}/ws/client/v1`, headers);
+  const probe = await SocketProbe.open(`${listenOnLoopback(t, cleanups)}/ws/client/v1`, headers);
   cleanups.push(() => probe.socket.close());
   probe.send({ type: 'subscribe', organizationId });
   await probe.next((frame) => frame.type === 'subscribed');

@@ -17,7 +17,7 @@ import { daemonCommand, server } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';
 import { silentLogger } from '../../lib/logger.ts';
-import { enrolledServer, helloFrame, SocketProbe } from '../../../test/daemon.ts';
+import { enrolledServer, helloFrame, listenOnLoopback, SocketProbe } from '../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner, tokenFor } from '../../../test/identity.ts';
 import { seedTree } from '../../../test/seed.ts';
@@ -27,11 +27,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function listen(t: TestApp): string {
-  const app = t.app.listen({ hostname: '127.0.0.1', port: 0, reusePort: false });
-  cleanups.push(() => app.stop(true));
-  return `ws://127.0.0.1:${app.server!.port}`;
-}
+const listen = (t: TestApp) => listenOnLoopback(t, cleanups);
 
 /** A second app instance on a unix socket, sharing the test app's deps and hub (like panel serve). */
 function listenLocal(t: TestApp): string {
