@@ -7,7 +7,8 @@
 import { api, type Workspace } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { CreateForm, EntitySettings, type FieldBinding, useSavedOver } from '../entity-form.tsx';
+import { CreateForm, EntitySettings, useSavedOver } from '../entity-form.tsx';
+import { SelectField } from '../forms.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { PROJECT_TYPES, type ProjectType, structureApi } from '../structure-api.ts';
 import { TaggedProjectCards, TagPicker } from './tags.tsx';
@@ -73,26 +74,7 @@ const PROJECT_TYPE_LABELS: Record<ProjectType, string> = {
 };
 
 /** The project's `metadata.type`; left empty, the project's setup is chosen later. */
-function ProjectTypeField({ id, name, error }: FieldBinding) {
-  return (
-    <div class={error ? 'field field-invalid' : 'field'}>
-      <label for={id}>Type (optional)</label>
-      <select id={id} name={name} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-error` : undefined}>
-        <option value="">Not chosen yet</option>
-        {PROJECT_TYPES.map((type) => (
-          <option key={type} value={type}>
-            {PROJECT_TYPE_LABELS[type]}
-          </option>
-        ))}
-      </select>
-      {error && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
+const PROJECT_TYPE_CHOICES = [{ value: '', label: 'Not chosen yet' }, ...PROJECT_TYPES.map((type) => ({ value: type, label: PROJECT_TYPE_LABELS[type] }))];
 
 function NewProject({ workspace }: { workspace: Workspace }) {
   if (workspace.kind === 'panel') {
@@ -108,7 +90,7 @@ function NewProject({ workspace }: { workspace: Workspace }) {
         return structureApi.projects.create({ workspaceId: workspace.id, ...fields, ...(type ? { metadata: { type } } : {}) });
       }}
     >
-      {(fieldProps) => <ProjectTypeField {...fieldProps('type')} />}
+      {(fieldProps) => <SelectField {...fieldProps('type')} label="Type (optional)" choices={PROJECT_TYPE_CHOICES} />}
     </CreateForm>
   );
 }

@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog, CopyableCommand } from '../confirm-dialog.tsx';
 import { ListView, useList } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
 import { hasRole, type Invitation, invitationLink, type Membership, organizationApi, ROLES, type Role } from '../organization-api.ts';
 
 const ROLE_LABELS: Record<Role, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
@@ -103,7 +103,7 @@ function MemberRow({ membership, isYou, onRoleChanged, onRemove }: MemberRowProp
         {membership.displayName && <span class="muted"> {membership.email}</span>}
       </span>
       <form ref={form.formRef} onSubmit={save} noValidate class="inline-form" aria-label={`Change the role of ${membership.email}`}>
-        <RoleSelect {...role} label={`Role of ${membership.email}`} roles={ROLES} defaultValue={membership.role} />
+        <SelectField {...role} label={`Role of ${membership.email}`} choices={roleChoices(ROLES)} selected={membership.role} />
         <SubmitButton busy={form.busy} busyLabel="Saving…">
           Save role
         </SubmitButton>
@@ -116,38 +116,7 @@ function MemberRow({ membership, isYou, onRoleChanged, onRemove }: MemberRowProp
   );
 }
 
-interface RoleSelectProps {
-  id: string;
-  name: string;
-  label: string;
-  error?: string;
-  roles: readonly Role[];
-  defaultValue: Role;
-}
-
-/**
- * A labelled role picker whose API error sits right under it, like Field's. It starts at
- * `defaultValue` through the option's `selected` (a select element has no defaultValue).
- */
-function RoleSelect({ id, name, label, error, roles, defaultValue }: RoleSelectProps) {
-  return (
-    <div class={error ? 'field field-invalid' : 'field'}>
-      <label for={id}>{label}</label>
-      <select id={id} name={name} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-error` : undefined}>
-        {roles.map((role) => (
-          <option key={role} value={role} selected={role === defaultValue}>
-            {ROLE_LABELS[role]}
-          </option>
-        ))}
-      </select>
-      {error && (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
+const roleChoices = (roles: readonly Role[]) => roles.map((role) => ({ value: role, label: ROLE_LABELS[role] }));
 
 export function InvitationsSection({ organizationId, role }: { organizationId: string; role: Role | undefined }) {
   return (
@@ -180,7 +149,7 @@ function Invitations({ organizationId, role }: { organizationId: string; role: R
       <form ref={form.formRef} onSubmit={invite} noValidate class="card settings-form" aria-label="Invite someone">
         <div class="grid-2">
           <Field {...form.fieldProps('email')} label="E-mail to invite" type="email" autoComplete="off" spellcheck={false} required />
-          <RoleSelect {...form.fieldProps('role')} label="Role of the new member" roles={grantable} defaultValue="member" />
+          <SelectField {...form.fieldProps('role')} label="Role of the new member" choices={roleChoices(grantable)} selected="member" />
         </div>
         <p class="field-hint">You can invite with a role up to your own ({ROLE_LABELS[role].toLowerCase()}). The link works for a week.</p>
         <FormAlert problem={form.problem} />
