@@ -15,9 +15,9 @@ import { ComposeRunner } from '../../src/daemon/agent/compose-runner.ts';
 import { createCommandRunner, DockerCli } from '../../src/daemon/agent/docker-cli.ts';
 import type { CommandFrame } from '../../src/daemon/protocol.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { startRealDocker } from './real-docker.ts';
+import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
-const engine = await startRealDocker('/tmp/panel-e2e-docker-agent');
+const engine = await startRealDocker(e2eStateDir('panel-e2e-docker-agent'));
 if (!engine.started) {
   console.warn(`agent-docker e2e skipped: ${engine.reason}`);
   test.skip(`agent on a real engine (the engine could not start: ${engine.reason})`, () => {});

@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { apiFromPage, chromiumMissing, heading, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
-import { type RealDockerStart, startRealDocker } from './real-docker.ts';
+import { e2eStateDir, type RealDockerStart, startRealDocker } from './real-docker.ts';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`skipping the console deploy browser tests: ${missing}`);
-const engine: RealDockerStart = missing ? { started: false, reason: missing } : await startRealDocker('/tmp/panel-e2e-docker-console');
+const engine: RealDockerStart = missing ? { started: false, reason: missing } : await startRealDocker(e2eStateDir('panel-e2e-docker-console'));
 if (!engine.started) console.warn(`console deploy: the deploy steps are skipped: ${engine.reason}`);
 const dockerEnv = engine.started ? engine.docker.env : {};
 

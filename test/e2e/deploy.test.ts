@@ -16,7 +16,7 @@ import { SocketProbe } from '../daemon.ts';
 import { TEST_KEY_RING } from '../harness.ts';
 import { completeInstall, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
-import { startRealDocker } from './real-docker.ts';
+import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
 const STEP_TIMEOUT_MS = 120_000;
 const WAIT_MS = 90_000;
@@ -36,7 +36,7 @@ const COMPOSE = `services:
     stop_grace_period: 1s
 `;
 
-const engine = await startRealDocker('/tmp/panel-e2e-docker-deploy');
+const engine = await startRealDocker(e2eStateDir('panel-e2e-docker-deploy'));
 if (!engine.started) {
   console.warn(`deploy e2e skipped: ${engine.reason}`);
   test.skip(`deploy on a real engine (the engine could not start: ${engine.reason})`, () => {});

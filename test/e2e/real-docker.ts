@@ -16,6 +16,15 @@ export interface RealDocker {
 
 export type RealDockerStart = { started: true; docker: RealDocker } | { started: false; reason: string };
 
+/**
+ * Where an end-to-end test keeps the state of an engine or lab it starts: under
+ * PANEL_E2E_STATE_ROOT (default /tmp), so two checkouts running the same test file at once
+ * (worktrees, a CI next to a developer) never share an engine.
+ */
+export function e2eStateDir(name: string): string {
+  return join(process.env.PANEL_E2E_STATE_ROOT ?? '/tmp', name);
+}
+
 async function runScript(args: string[], stateDir: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const child = Bun.spawn([REAL_DOCKER_SCRIPT, ...args], {
     env: { ...process.env, PANEL_E2E_DOCKER: stateDir },
