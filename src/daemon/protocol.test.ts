@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { CLOSE_CODES, encodeFrame, type Frame, FrameError, MAX_FRAME_BYTES, parseFrame } from './protocol.ts';
+import { CLOSE_CODES, encodeFrame, type Frame, FrameError, MAX_FRAME_BYTES, MAX_LINE_LENGTH, parseFrame } from './protocol.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';
 const DEPLOYMENT_ID = '0196a4f2-8e1c-7b3d-9f00-0000000000d1';
@@ -50,6 +50,43 @@ const VALID_FRAMES: Record<string, Frame> = {
     ],
   },
   'report (empty)': { type: 'report', project: 'shop', containers: [] },
+  'hello with features': {
+    type: 'hello',
+    hostname: 'web-1',
+    machineId: 'm-2',
+    version: '0.1.0',
+    docker: { version: null, composeVersion: null },
+    features: ['output', 'logs', 'metrics', 'watch'],
+  },
+  'welcome with features': { type: 'welcome', serverId: SERVER_ID, features: ['logs'] },
+  output: { type: 'output', commandId: 'cmd-1', lines: [[1767225600000, 'stderr', 'pulling web']], omitted: 3 },
+  logs: {
+    type: 'logs',
+    containers: [
+      {
+        containerId: 'a1b2c3',
+        name: 'web-1',
+        environmentId: DEPLOYMENT_ID,
+        serviceId: SERVER_ID,
+        role: 'service',
+        ordinal: 2,
+        dropped: 10,
+        lines: [
+          [1767225600000, 'stdout', 'GET / 200'],
+          [1767225600001, 'stderr', ''],
+        ],
+      },
+    ],
+  },
+  metrics: {
+    type: 'metrics',
+    at: 1767225600000,
+    host: { cpuCount: 4, cpu: 0.5, memoryUsed: 1e9, memoryTotal: 8e9, diskUsed: 1e10, diskTotal: 1e11, load1: 0.1, load5: 0.2, load15: null },
+    containers: [
+      { containerId: 'a1', name: 'web-1', environmentId: DEPLOYMENT_ID, serviceId: SERVER_ID, role: 'service', ordinal: 1, cpu: 0.01, memory: 1e6, memoryLimit: null, netRx: null, netTx: 0, blockRead: 0, blockWrite: 12.5 },
+    ],
+  },
+  watch: { type: 'watch', metricsIntervalMs: 10_000 },
   ping: { type: 'ping', ts: 1767225600000 },
   pong: { type: 'pong', ts: 1767225600000 },
 };
@@ -92,6 +129,10 @@ describe('parseFrame', () => {
     ['ping with a string ts', { type: 'ping', ts: '1' }],
     ['result ok:false without error', { type: 'result', id: 'c', ok: false }],
     ['report with a state outside the table', { type: 'report', project: 'p', containers: [{ containerId: 'a', name: 'n', service: 's', state: 'up' }] }],
+    ['a log line longer than MAX_LINE_LENGTH', { type: 'output', commandId: 'c', lines: [[1, 'stdout', 'x'.repeat(MAX_LINE_LENGTH + 1)]] }],
+    ['a log line of an unknown stream', { type: 'output', commandId: 'c', lines: [[1, 'stdin', 'x']] }],
+    ['a negative metric', { ...VALID_FRAMES.metrics, host: { ...(VALID_FRAMES.metrics as any).host, cpu: -1 } }],
+    ['a watch interval under a second', { type: 'watch', metricsIntervalMs: 10 }],
   ])('refuses %s with 4000', (_name, frame) => {
     expect(refusal(JSON.stringify(frame)).closeCode).toBe(CLOSE_CODES.malformedFrame);
   });

@@ -9,6 +9,13 @@
  *   hub -> agent   command                    durable: redelivered until a result arrives
  *   agent -> hub   ack, report?, result       ack on receipt; report(s) then result when done
  *   hub -> agent   ping    agent -> hub pong  liveness, either way round
+ *   agent -> hub   output                     a running command's output lines (deploy logs)
+ *   agent -> hub   logs, metrics              container log lines and resource samples
+ *   hub -> agent   watch                      how often to sample metrics (someone is looking)
+ *
+ * Observability frames (output, logs, metrics, watch) are sent only to a peer that announced
+ * them in `features` (hello: the agent, welcome: the hub), so a newer daemon and an older
+ * control plane (or the reverse) never refuse each other's frames.
  *
  * Unknown object keys are ignored (a newer peer may add fields); unknown frame types, missing
  * or mistyped fields are refused. A refused frame closes the connection with the close code of
@@ -94,6 +101,69 @@ const ReportedContainer = v.object({
 
 const CommandFailure = v.object({ code: text(64), message: v.pipe(v.string(), v.maxLength(4096)) });
 
+/** Frames a peer may announce in `features` (hello and welcome). */
+export const OBSERVABILITY_FEATURES = ['output', 'logs', 'metrics', 'watch'] as const;
+export type ObservabilityFeature = (typeof OBSERVABILITY_FEATURES)[number];
+const Features = v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(32))), v.maxLength(32)));
+
+/** Longest log or output line forwarded, in UTF-16 units; longer lines are cut by the sender. */
+export const MAX_LINE_LENGTH = 16 * 1024;
+export const LOG_STREAMS = ['stdout', 'stderr'] as const;
+export type LogStream = (typeof LOG_STREAMS)[number];
+const epochMs = v.pipe(v.number(), v.integer(), v.minValue(0));
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** One line: [epoch milliseconds, stream, text without its line break]. */
+const Line = v.tuple([epochMs, v.picklist(LOG_STREAMS), v.pipe(v.string(), v.maxLength(MAX_LINE_LENGTH))]);
+export type Line = v.InferOutput<typeof Line>;
+
+/**
+ * A Panel container as its platform labels name it (src/compose/naming.ts PANEL_LABELS). The hub
+ * trusts none of it beyond the daemon's own organization: it checks the service is one of its
+ * environments' before storing anything.
+ */
+const ContainerSlot = {
+  /** The runtime container id. */
+  containerId: text(128),
+  name: text(255),
+  environmentId: uuid,
+  serviceId: uuid,
+  role: text(16),
+  ordinal: v.pipe(v.number(), v.integer(), v.minValue(1)),
+};
+
+/** Lines of one container; `dropped` lines were sampled away before these (rate or queue limit). */
+const ContainerLines = v.object({ ...ContainerSlot, dropped: v.optional(count), lines: v.array(Line) });
+
+/** A nullable measurement: null when the kernel did not tell (no cgroup file, first sample of a rate). */
+const measure = v.nullable(v.pipe(v.number(), v.minValue(0)));
+
+/** A host sample: CPU in busy cores (of `cpuCount`), bytes, and the load averages. */
+const HostSample = v.object({
+  cpuCount: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  cpu: measure,
+  memoryUsed: measure,
+  memoryTotal: measure,
+  diskUsed: measure,
+  diskTotal: measure,
+  load1: measure,
+  load5: measure,
+  load15: measure,
+});
+export type HostSample = v.InferOutput<typeof HostSample>;
+
+/** A container sample: CPU in cores, memory in bytes, network and block I/O in bytes per second. */
+const ContainerSample = v.object({
+  ...ContainerSlot,
+  cpu: measure,
+  memory: measure,
+  memoryLimit: measure,
+  netRx: measure,
+  netTx: measure,
+  blockRead: measure,
+  blockWrite: measure,
+});
+export type ContainerSample = v.InferOutput<typeof ContainerSample>;
+
 export const Frame = v.variant('type', [
   /** agent -> hub, first frame. `serverId` is the persisted one (absent before the first welcome
    * of a local daemon). `daemonKey` is sent only by the local daemon, which never enrolls: the hub
@@ -107,9 +177,12 @@ export const Frame = v.variant('type', [
     version: text(64),
     docker: v.object({ version: v.nullable(v.string()), composeVersion: v.nullable(v.string()) }),
     daemonKey: v.optional(v.object({ keyId: text(32), publicKey: text(64) })),
+    /** The observability frames this agent sends (output, logs, metrics) and takes (watch). */
+    features: Features,
   }),
-  /** hub -> agent: the canonical server record; envelopes are sealed to this server id. */
-  v.object({ type: v.literal('welcome'), serverId: uuid }),
+  /** hub -> agent: the canonical server record; envelopes are sealed to this server id.
+   * `features`: the observability frames the hub takes; the agent sends no others. */
+  v.object({ type: v.literal('welcome'), serverId: uuid, features: Features }),
   /** hub -> agent: one durable command. The agent runs an id at most once; a redelivered id is
    * acked again and, once finished, answered with the recorded result. */
   v.variant('kind', [DeployCommand, StopCommand, DestroyCommand]),
@@ -128,6 +201,15 @@ export const Frame = v.variant('type', [
     project: projectName,
     containers: v.array(ReportedContainer),
   }),
+  /** agent -> hub: output of a command that is running (before its result): its deploy log. The
+   * agent keeps the head and the tail of a long output; `omitted` lines were left out between. */
+  v.object({ type: v.literal('output'), commandId, lines: v.array(Line), omitted: v.optional(count) }),
+  /** agent -> hub: new log lines of Panel's containers on this server, oldest first per container. */
+  v.object({ type: v.literal('logs'), containers: v.array(ContainerLines) }),
+  /** agent -> hub: one sample of the host and of every running Panel container, taken at `at`. */
+  v.object({ type: v.literal('metrics'), at: epochMs, host: HostSample, containers: v.array(ContainerSample) }),
+  /** hub -> agent: sample metrics every `metricsIntervalMs` (short while someone watches this server). */
+  v.object({ type: v.literal('watch'), metricsIntervalMs: v.pipe(v.number(), v.integer(), v.minValue(1000), v.maxValue(3_600_000)) }),
   /** either way: liveness probe; `ts` is the sender's clock in epoch milliseconds. */
   v.object({ type: v.literal('ping'), ts: v.number() }),
   /** either way: answer to `ping`, echoing its `ts`. */
@@ -143,6 +225,10 @@ export type CommandKind = CommandFrame['kind'];
 export type ResultFrame = FrameOf<'result'>;
 export type ReportFrame = FrameOf<'report'>;
 export type ReportedContainer = v.InferOutput<typeof ReportedContainer>;
+export type LogsFrame = FrameOf<'logs'>;
+export type ContainerLines = v.InferOutput<typeof ContainerLines>;
+export type MetricsFrame = FrameOf<'metrics'>;
+export type OutputFrame = FrameOf<'output'>;
 export type CommandFailure = v.InferOutput<typeof CommandFailure>;
 
 /** A refused frame: `closeCode`/`closeReason` are what to close the socket with. `commandId` is

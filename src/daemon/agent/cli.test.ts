@@ -89,7 +89,15 @@ describe('daemonCommand', () => {
     expect(ran.out.stderr).not.toContain('pdc_cli');
     expect(hub.authorizations).toEqual(['Bearer pdc_cli']);
     expect(hub.hellos).toEqual([
-      { type: 'hello', hostname: expect.any(String), serverId: SERVER_ID, machineId: expect.any(String), version: expect.any(String), docker: { version: null, composeVersion: null } },
+      {
+        type: 'hello',
+        hostname: expect.any(String),
+        serverId: SERVER_ID,
+        machineId: expect.any(String),
+        version: expect.any(String),
+        docker: { version: null, composeVersion: null },
+        features: ['output', 'metrics', 'watch', 'logs'],
+      },
     ]);
   });
 

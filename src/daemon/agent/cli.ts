@@ -13,6 +13,7 @@ import { CommandJournal } from './command-journal.ts';
 import { ComposeRunner } from './compose-runner.ts';
 import { type HubTarget, HubConnection, localHubTarget } from './connection.ts';
 import { createCommandRunner, DockerCli } from './docker-cli.ts';
+import { AgentObserver } from './observer.ts';
 import {
   type AgentIdentity,
   daemonWebSocketUrl,
@@ -148,21 +149,31 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   let recording: Promise<void> = Promise.resolve();
 
   logger.info('panel daemon starting', { version: PANEL_VERSION, url: target.url, serverId, stateDir });
+  let observer: AgentObserver | undefined;
   const connection = new HubConnection({
     target,
     journal,
     logger,
     signal,
     session: {
-      hello: () => buildHello(docker, logger, { serverId, machineId: identity.machineId, daemonKey: local ? { keyId: identity.keyId, publicKey: identity.publicKey } : undefined }),
+      hello: () =>
+        buildHello(docker, logger, {
+          serverId,
+          machineId: identity.machineId,
+          daemonKey: local ? { keyId: identity.keyId, publicKey: identity.publicKey } : undefined,
+          features: observer?.features,
+        }),
       onWelcome: (welcomedId) => {
         serverId = welcomedId;
         recording = rememberServerId(stateDir, local, welcomedId);
         return recording;
       },
-      execute: (command) => runner.execute(command),
+      execute: (command, output) => runner.execute(command, output),
+      onWatch: (metricsIntervalMs) => observer?.setMetricsInterval(metricsIntervalMs),
     },
   });
+  observer = new AgentObserver({ env, docker, isBusy: (project) => runner.isBusy(project), link: connection.link, logger, stateDir });
+  void observer.start(signal).catch((error) => logger.error('observability stopped', { error: (error as Error).message }));
   const end = await connection.run();
   release();
   await recording.catch(() => undefined); // logged by the connection; just never exit mid-write
@@ -176,7 +187,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
 async function buildHello(
   docker: DockerCli,
   logger: Logger,
-  fields: { serverId?: string; machineId: string; daemonKey?: HelloFrame['daemonKey'] },
+  fields: { serverId?: string; machineId: string; daemonKey?: HelloFrame['daemonKey']; features?: HelloFrame['features'] },
 ): Promise<HelloFrame> {
   const [engine, compose] = await Promise.all([
     docker.engineVersion(),
@@ -193,6 +204,7 @@ async function buildHello(
     version: PANEL_VERSION,
     docker: { version: engine, composeVersion: compose?.version ?? null },
     ...(fields.daemonKey ? { daemonKey: fields.daemonKey } : {}),
+    ...(fields.features ? { features: fields.features } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { type DaemonIdentity, openAsDaemon } from '../../crypto/index.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type ReportedContainer, SECRET_NAME_PATTERN } from '../protocol.ts';
+import { CommandOutput } from './command-output.ts';
 import { ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
 
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
@@ -29,12 +30,20 @@ export interface ComposeRunnerOptions {
   /** Who envelopes are sealed to; null while a local daemon has not been welcomed yet. */
   identity: () => DaemonIdentity | null;
   logger: Logger;
+  /** How long a deploy waits for health checks that are still starting (default 60 s). */
+  healthWaitMs?: number;
+  /** Waits between health polls (tests resolve at once). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const COMPOSE_FILE = 'compose.yaml';
 const SECRETS_DIR = 'secrets';
 const UP_TIMEOUT_MS = 15 * 60_000;
 const ERROR_MESSAGE_LIMIT = 2000;
+const HEALTH_WAIT_MS = 60_000;
+const HEALTH_POLL_MS = 2_000;
+/** Log lines of a container that did not stay up, shown in the deploy log. */
+const FAILED_CONTAINER_TAIL = 20;
 
 /** A command failure with a stable code for the hub; the message never holds secret values. */
 class CommandFailedError extends Error {
@@ -51,11 +60,16 @@ export class ComposeRunner {
 
   constructor(private readonly options: ComposeRunnerOptions) {}
 
+  /** Whether a command of `project` is running or waiting (its own report will follow). */
+  isBusy(project: string): boolean {
+    return this.projectQueues.has(project);
+  }
+
   /** Runs one command; commands of one project run one after another, in arrival order. */
-  execute(command: CommandFrame): Promise<CommandOutcome> {
+  execute(command: CommandFrame, output: CommandOutput = new CommandOutput(command.id, null)): Promise<CommandOutcome> {
     const project = command.payload.project;
     const previous = this.projectQueues.get(project) ?? Promise.resolve();
-    const run = previous.then(() => this.runCommand(command));
+    const run = previous.then(() => this.runCommand(command, output));
     const settled = run.catch(() => undefined);
     this.projectQueues.set(project, settled);
     void settled.then(() => {
@@ -64,7 +78,7 @@ export class ComposeRunner {
     return run;
   }
 
-  private async runCommand(command: CommandFrame): Promise<CommandOutcome> {
+  private async runCommand(command: CommandFrame, output: CommandOutput): Promise<CommandOutcome> {
     const { logger } = this.options;
     const project = command.payload.project;
     logger.info('command started', { commandId: command.id, kind: command.kind, project, deploymentId: command.payload.deploymentId });
@@ -72,13 +86,15 @@ export class ComposeRunner {
     let failure: CommandFailure | undefined;
     try {
       assertProjectName(project);
-      if (command.kind === 'deploy') data = await this.deploy(command.payload);
-      else if (command.kind === 'stop') data = await this.stop(command.payload);
-      else data = await this.destroy(command.payload);
+      if (command.kind === 'deploy') data = await this.deploy(command.payload, output);
+      else if (command.kind === 'stop') data = await this.stop(command.payload, output);
+      else data = await this.destroy(command.payload, output);
     } catch (error) {
       failure = toFailure(error);
+      output.step(`Failed: ${failure.code}: ${lastLine(failure.message)}`);
     }
-    const report = PROJECT_NAME_PATTERN.test(project) ? await this.listContainers(project) : null;
+    let report = PROJECT_NAME_PATTERN.test(project) ? await this.listContainers(project) : null;
+    if (command.kind === 'deploy' && report) report = await this.describeContainers(report, output);
     if (failure) {
       logger.warn('command failed', { commandId: command.id, kind: command.kind, project, code: failure.code, error: failure.message });
       return { report, result: { ok: false, error: failure } };
@@ -87,7 +103,7 @@ export class ComposeRunner {
     return { report, result: { ok: true, data: { ...data, containers: report?.containers.length ?? null } } };
   }
 
-  private async deploy(payload: DeployPayload): Promise<Record<string, unknown>> {
+  private async deploy(payload: DeployPayload, output: CommandOutput): Promise<Record<string, unknown>> {
     assertProjectName(payload.project);
     const compose = await this.compose();
     const secrets = this.openSecrets(payload.secrets);
@@ -98,7 +114,8 @@ export class ComposeRunner {
     await writeFile(join(staging, COMPOSE_FILE), payload.compose, { mode: 0o600 });
     for (const [name, value] of secrets) await writeFile(join(staging, SECRETS_DIR, name), value, { mode: 0o600 });
 
-    const config = await this.runCompose(compose, ['-p', payload.project, '-f', COMPOSE_FILE, 'config', '-q'], staging);
+    output.step('Checking the compiled compose.yaml');
+    const config = await this.runCompose(compose, ['-p', payload.project, '-f', COMPOSE_FILE, 'config', '-q'], staging, undefined, output);
     if (config.exitCode !== 0) {
       await rm(staging, { recursive: true, force: true });
       throw new CommandFailedError('compose_invalid', config.stderr.trim() || `compose config exited ${config.exitCode}`);
@@ -114,33 +131,36 @@ export class ComposeRunner {
     await rm(old, { recursive: true, force: true });
 
     const upArgs = ['-p', payload.project, '-f', COMPOSE_FILE, 'up', '-d', '--remove-orphans', ...(secretsChanged ? ['--force-recreate'] : [])];
-    const up = await this.runCompose(compose, upArgs, current, UP_TIMEOUT_MS);
+    output.step(`Pulling missing images, creating and starting containers${secretsChanged ? ' (secrets changed: every container is recreated)' : ''}`);
+    const up = await this.runCompose(compose, upArgs, current, UP_TIMEOUT_MS, output);
     if (up.exitCode !== 0) throw new CommandFailedError('compose_up_failed', up.stderr.trim() || `compose up exited ${up.exitCode}`);
     return { deploymentId: payload.deploymentId, project: payload.project, compose: `v${compose.generation}`, recreated: secretsChanged };
   }
 
   /** `down`: containers and networks removed, volumes and the project folder kept. */
-  private async stop(payload: ProjectPayload): Promise<Record<string, unknown>> {
-    await this.down(payload.project, []);
+  private async stop(payload: ProjectPayload, output: CommandOutput): Promise<Record<string, unknown>> {
+    output.step('Stopping and removing the containers (volumes are kept)');
+    await this.down(payload.project, [], output);
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
   /** `down --volumes`, then the project folder (and any interrupted staging) is removed. */
-  private async destroy(payload: ProjectPayload): Promise<Record<string, unknown>> {
-    await this.down(payload.project, ['--volumes', '--remove-orphans']);
+  private async destroy(payload: ProjectPayload, output: CommandOutput): Promise<Record<string, unknown>> {
+    output.step('Removing the containers and their volumes');
+    await this.down(payload.project, ['--volumes', '--remove-orphans'], output);
     const { current, staging, old } = this.projectPaths(payload.project);
     for (const path of [current, staging, old]) await rm(path, { recursive: true, force: true });
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
-  private async down(project: string, flags: string[]): Promise<void> {
+  private async down(project: string, flags: string[], output: CommandOutput): Promise<void> {
     assertProjectName(project);
     const compose = await this.compose();
     const { current } = this.projectPaths(project);
     // With the folder, Compose reads the file (v1 needs one); without, v2 finds the project by label.
     const hasFolder = await exists(join(current, COMPOSE_FILE));
     const args = ['-p', project, ...(hasFolder ? ['-f', COMPOSE_FILE] : []), 'down', ...flags];
-    const down = await this.runCompose(compose, args, hasFolder ? current : undefined, UP_TIMEOUT_MS);
+    const down = await this.runCompose(compose, args, hasFolder ? current : undefined, UP_TIMEOUT_MS, output);
     if (down.exitCode !== 0) throw new CommandFailedError('compose_down_failed', down.stderr.trim() || `compose down exited ${down.exitCode}`);
   }
 
@@ -153,8 +173,37 @@ export class ComposeRunner {
     }
   }
 
-  private runCompose(compose: { command: readonly string[] }, args: string[], cwd: string | undefined, timeoutMs?: number) {
-    return this.options.docker.run([...compose.command, ...args], { cwd, timeoutMs });
+  private runCompose(compose: { command: readonly string[] }, args: string[], cwd: string | undefined, timeoutMs?: number, output?: CommandOutput) {
+    const argv = [...compose.command, ...args];
+    output?.line('stdout', `$ ${argv.join(' ')}`);
+    return this.options.docker.run(argv, { cwd, timeoutMs, onLine: output ? (stream, text) => output.line(stream, text) : undefined });
+  }
+
+  /**
+   * The deploy's last step in its log: waits (up to healthWaitMs) while health checks are still
+   * starting, then one line per container, and the last log lines of any that did not stay up.
+   */
+  private async describeContainers(report: NonNullable<CommandOutcome['report']>, output: CommandOutput): Promise<NonNullable<CommandOutcome['report']>> {
+    const { healthWaitMs = HEALTH_WAIT_MS, sleep = Bun.sleep } = this.options;
+    const deadline = Date.now() + healthWaitMs;
+    let current = report;
+    const starting = () => current.containers.filter((container) => container.state === 'running' && container.status?.includes('health: starting'));
+    if (starting().length > 0) output.step(`Waiting up to ${Math.round(healthWaitMs / 1000)} s for health checks: ${starting().map((c) => c.name).join(', ')}`);
+    while (starting().length > 0 && Date.now() < deadline) {
+      await sleep(HEALTH_POLL_MS);
+      current = (await this.listContainers(report.project)) ?? current;
+    }
+    output.step('Containers');
+    for (const container of current.containers) {
+      output.line('stdout', `  ${container.name}: ${container.state}${container.status ? ` (${container.status})` : ''}`);
+      const crashed = container.state === 'exited' && !/^Exited \(0\)/.test(container.status ?? '');
+      const troubled = crashed || container.state === 'dead' || container.state === 'restarting' || container.status?.includes('unhealthy');
+      if (!troubled) continue;
+      output.line('stdout', `  last ${FAILED_CONTAINER_TAIL} log lines of ${container.name}:`);
+      const logs = await this.options.docker.run(['docker', 'logs', '--tail', String(FAILED_CONTAINER_TAIL), container.containerId], { timeoutMs: 30_000 });
+      for (const line of `${logs.stdout}${logs.stderr}`.split('\n').filter(Boolean)) output.line('stderr', `    ${line}`);
+    }
+    return current;
   }
 
   /** Opens every envelope before anything touches the disk: one bad secret fails the deploy. */

@@ -11,6 +11,7 @@ import type { ServerWebSocket } from 'bun';
 import { silentLogger } from '../../lib/logger.ts';
 import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, parseFrame } from '../protocol.ts';
 import { CommandJournal } from './command-journal.ts';
+import type { CommandOutput } from './command-output.ts';
 import type { CommandOutcome } from './compose-runner.ts';
 import { type AgentSession, backoffDelay, HubConnection, type HubTarget, localHubTarget, MAX_BACKOFF_MS, MIN_BACKOFF_MS } from './connection.ts';
 
@@ -92,7 +93,11 @@ afterEach(async () => {
 });
 
 /** An agent connection with a scripted session; `execute` runs `executor` and counts calls. */
-function startAgent(target: HubTarget, executor: (command: CommandFrame) => Promise<CommandOutcome> = async (command) => outcomeFor(command)) {
+function startAgent(
+  target: HubTarget,
+  executor: (command: CommandFrame, output: CommandOutput) => Promise<CommandOutcome> = async (command) => outcomeFor(command),
+  onWatch?: (ms: number) => void,
+) {
   const controller = new AbortController();
   const delays: number[] = [];
   const welcomes: string[] = [];
@@ -101,10 +106,11 @@ function startAgent(target: HubTarget, executor: (command: CommandFrame) => Prom
   const session: AgentSession = {
     hello: async () => HELLO,
     onWelcome: async (serverId) => void welcomes.push(serverId),
-    execute: async (command) => {
+    execute: async (command, output) => {
       executed.push(command.id);
-      return executor(command);
+      return executor(command, output);
     },
+    onWatch,
   };
   const connection = new HubConnection({
     target,
@@ -125,7 +131,7 @@ function startAgent(target: HubTarget, executor: (command: CommandFrame) => Prom
     controller.abort();
     await ended;
   });
-  return { ended, delays, welcomes, executed, idleTimers, stop: () => controller.abort() };
+  return { ended, delays, welcomes, executed, idleTimers, connection, stop: () => controller.abort() };
 }
 
 const outcomeFor = (command: CommandFrame): CommandOutcome => ({
@@ -187,6 +193,38 @@ describe('HubConnection', () => {
       { type: 'result', id: 'cmd-1', ok: true, data: { project: 'shop' } },
     ]);
     expect(agent.executed).toEqual(['cmd-1']);
+  });
+
+  test("a command's output goes to the hub while it runs, before its report and result", async () => {
+    const { hub, target } = await tcpHub();
+    startAgent(target, async (command, output) => {
+      output.step('Stopping');
+      output.line('stderr', 'Container shop-web-1 Stopped');
+      return outcomeFor(command);
+    });
+    const side = await hub.connection(0);
+    side.send({ type: 'welcome', serverId: SERVER_ID, features: ['output'] });
+    side.send(STOP);
+    const frames = (await side.waitFrames(5)).slice(1);
+    expect(frames.map((frame) => frame.type)).toEqual(['ack', 'output', 'report', 'result']);
+    expect(frames[1]).toMatchObject({ commandId: 'cmd-1', lines: [[expect.any(Number), 'stdout', '▸ Stopping'], [expect.any(Number), 'stderr', 'Container shop-web-1 Stopped']] });
+  });
+
+  test('observability frames wait for a welcome that takes them; a watch frame reaches the session', async () => {
+    const { hub, target } = await tcpHub();
+    const intervals: number[] = [];
+    const agent = startAgent(target, async (command) => outcomeFor(command), (ms) => void intervals.push(ms));
+    const side = await hub.connection(0);
+    await side.waitFrames(1);
+    expect(agent.connection.link.ready('logs')).toBe(false);
+    side.send({ type: 'welcome', serverId: SERVER_ID, features: ['metrics'] });
+    side.send({ type: 'watch', metricsIntervalMs: 10_000 });
+    side.send({ type: 'ping', ts: 1 });
+    await side.waitFrames(2);
+    expect(agent.connection.link.ready('metrics')).toBe(true);
+    expect(agent.connection.link.ready('logs')).toBe(false);
+    expect(agent.connection.link.ready('report')).toBe(true);
+    expect(intervals).toEqual([10_000]);
   });
 
   test('a command delivered twice, while running and after finishing, runs once', async () => {

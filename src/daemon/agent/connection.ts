@@ -10,6 +10,7 @@ import type { Logger } from '../../lib/logger.ts';
 import {
   CLOSE_CODES,
   type CommandFrame,
+  type ObservabilityFeature,
   encodeFrame,
   type Frame,
   FrameError,
@@ -18,7 +19,9 @@ import {
   type ResultFrame,
 } from '../protocol.ts';
 import type { CommandJournal } from './command-journal.ts';
+import { CommandOutput } from './command-output.ts';
 import type { CommandOutcome } from './compose-runner.ts';
+import type { FrameLink } from './log-collector.ts';
 
 /** Bun's client takes upgrade headers (and ws+unix:// urls); the DOM typings of `WebSocket` do not say so. */
 const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket;
@@ -27,6 +30,8 @@ export const MIN_BACKOFF_MS = 1_000;
 export const MAX_BACKOFF_MS = 30_000;
 /** The hub pings more often than this; silence this long means a dead link. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
+/** Logs and metrics wait while this much is still unsent on the socket (commands never do). */
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 /**
  * Delay before reconnect attempt `attempt` (0-based): "equal jitter" over an exponential
@@ -50,7 +55,10 @@ export interface AgentSession {
   /** Built before each connection attempt, so it carries current Docker versions. */
   hello(): Promise<HelloFrame>;
   onWelcome(serverId: string): Promise<void>;
-  execute(command: CommandFrame): Promise<CommandOutcome>;
+  /** Runs a command; `output` carries its output lines to the hub while it runs (its deploy log). */
+  execute(command: CommandFrame, output: CommandOutput): Promise<CommandOutcome>;
+  /** The hub asked for metrics every `metricsIntervalMs` (only after the hello announced `watch`). */
+  onWatch?(metricsIntervalMs: number): void;
 }
 
 export interface ConnectionOptions {
@@ -96,11 +104,30 @@ const defaultSleep = (ms: number, signal: AbortSignal) =>
 
 export class HubConnection {
   private socket: WebSocket | null = null;
+  /** The observability frames the hub said (in its welcome) it takes on the current socket. */
+  private hubFeatures = new Set<string>();
   private readonly signal: AbortSignal;
 
   constructor(private readonly options: ConnectionOptions) {
     this.signal = options.signal ?? new AbortController().signal;
   }
+
+  /**
+   * Where logs, metrics and output go: the current socket, once welcomed by a hub that takes the
+   * frame, and only while its send buffer is not backed up (the senders keep or drop, never pile up).
+   */
+  readonly link: FrameLink = {
+    ready: (feature: ObservabilityFeature | 'report') => {
+      const socket = this.socket;
+      if (!socket || socket.readyState !== WebSocket.OPEN || !this.welcomed) return false;
+      if (feature !== 'report' && !this.hubFeatures.has(feature)) return false;
+      return socket.bufferedAmount < MAX_BUFFERED_BYTES;
+    },
+    send: (text: string) => {
+      if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(text);
+    },
+  };
+  private welcomed = false;
 
   /** Connects and reconnects until stopped or parked. */
   async run(): Promise<LoopEnd> {
@@ -143,6 +170,8 @@ export class HubConnection {
         return;
       }
       this.socket = socket;
+      this.welcomed = false;
+      this.hubFeatures = new Set();
       let welcomed = false;
       let finished = false;
       let upgradeStatus: number | undefined;
@@ -155,7 +184,10 @@ export class HubConnection {
         finished = true;
         cancelIdleTimer();
         this.signal.removeEventListener('abort', onAbort);
-        if (this.socket === socket) this.socket = null;
+        if (this.socket === socket) {
+          this.socket = null;
+          this.welcomed = false;
+        }
         resolve({ code, reason, welcomed, upgradeStatus });
       };
       const armIdleTimer = () => {
@@ -208,6 +240,8 @@ export class HubConnection {
     switch (frame.type) {
       case 'welcome':
         markWelcomed();
+        this.welcomed = true;
+        this.hubFeatures = new Set(frame.features ?? []);
         this.options.logger.info('welcomed by the control plane', { serverId: frame.serverId });
         void this.options.session.onWelcome(frame.serverId).catch((error) => {
           this.options.logger.error('cannot record the server id', { error: (error as Error).message });
@@ -221,6 +255,10 @@ export class HubConnection {
       case 'command':
         void this.handleCommand(socket, frame);
         return;
+      case 'watch':
+        if (this.options.session.onWatch) return this.options.session.onWatch(frame.metricsIntervalMs);
+        socket.close(CLOSE_CODES.unexpectedFrame, 'unexpected watch frame from the hub');
+        return;
       default:
         socket.close(CLOSE_CODES.unexpectedFrame, `unexpected ${frame.type} frame from the hub`);
     }
@@ -232,9 +270,10 @@ export class HubConnection {
     if (this.answerKnownCommand(socket, command.id)) return;
     await journal.begin(command.id);
     this.send(socket, { type: 'ack', id: command.id });
+    const output = new CommandOutput(command.id, this.link);
     let outcome: CommandOutcome;
     try {
-      outcome = await session.execute(command);
+      outcome = await session.execute(command, output);
     } catch (error) {
       outcome = { report: null, result: { ok: false, error: { code: 'internal_error', message: (error as Error).message } } };
     }
@@ -243,6 +282,8 @@ export class HubConnection {
     // The socket the command came on may be gone: answer on the current one. Without one, the
     // hub redelivers the command after reconnecting and gets the recorded result.
     const current = this.socket;
+    // The output goes first: the hub takes output only for a command that is still open.
+    output.finish();
     if (!current) return;
     if (outcome.report) this.send(current, { type: 'report', commandId: command.id, ...outcome.report });
     this.send(current, result);

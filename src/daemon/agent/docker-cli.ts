@@ -13,7 +13,14 @@ export interface CommandResult {
   stderr: string;
 }
 
-export type CommandRunner = (argv: readonly string[], options?: { cwd?: string; timeoutMs?: number }) => Promise<CommandResult>;
+export interface RunOptions {
+  cwd?: string;
+  timeoutMs?: number;
+  /** Each line of output as it arrives (a deploy log), besides the collected result. */
+  onLine?: (stream: 'stdout' | 'stderr', text: string) => void;
+}
+
+export type CommandRunner = (argv: readonly string[], options?: RunOptions) => Promise<CommandResult>;
 
 /** Variables a child Docker or Compose process sees, when set in the agent's environment. */
 export const PASSED_ENVIRONMENT = ['PATH', 'HOME', 'DOCKER_HOST', 'DOCKER_CONFIG', 'DOCKER_CONTEXT', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY'];
@@ -40,10 +47,31 @@ export function createCommandRunner(env: Record<string, string | undefined>, log
     } catch (error) {
       return { exitCode: NOT_RUNNABLE, stdout: '', stderr: `${argv[0]}: ${(error as Error).message}` };
     }
-    const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const { onLine } = options;
+    const [stdout, stderr, exitCode] = await Promise.all([
+      onLine ? readLines(child.stdout, (text) => onLine('stdout', text)) : new Response(child.stdout).text(),
+      onLine ? readLines(child.stderr, (text) => onLine('stderr', text)) : new Response(child.stderr).text(),
+      child.exited,
+    ]);
     if (child.signalCode) return { exitCode: exitCode || 1, stdout, stderr: `${stderr}\n${argv.slice(0, 3).join(' ')} killed by ${child.signalCode}` };
     return { exitCode, stdout, stderr };
   };
+}
+
+/** The whole text of a stream, handing over each line (without its break) as it arrives. */
+async function readLines(stream: ReadableStream<Uint8Array>, onLine: (text: string) => void): Promise<string> {
+  const decoder = new TextDecoder();
+  let all = '';
+  let pending = '';
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+    const text = decoder.decode(chunk, { stream: true });
+    all += text;
+    const lines = (pending + text).split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) onLine(line.replace(/\r$/, ''));
+  }
+  if (pending !== '') onLine(pending);
+  return all;
 }
 
 /** How Compose is invoked on this host: the v2 plugin first, the v1 executable as fallback. */
