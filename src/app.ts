@@ -7,6 +7,7 @@ import type { Db } from './db/client.ts';
 import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
+import { prometheusRoutes } from './http/prometheus.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/request.ts';
 import { referenceRoutes } from './http/reference.ts';
@@ -37,13 +38,18 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
   let openApiDocument: { routes: number; document: ReturnType<typeof buildOpenApiDocument> } | undefined;
+  const started = new WeakMap<Request, number>();
   const app = new Elysia({ name: 'panel', normalize: false })
     .onRequest(({ request, set }) => {
+      started.set(request, performance.now());
       set.headers['x-request-id'] = assignRequestId(request);
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, set, route }) => {
       // The path only: query strings may carry tokens (OAuth callbacks, invitations).
       logger.info('request', { requestId: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, status: set.status });
+      const status = typeof set.status === 'number' ? set.status : 200;
+      const begun = started.get(request);
+      if (begun !== undefined) deps.hub.observe.http.observe(request.method, route || 'unmatched', status, (performance.now() - begun) / 1000);
     })
     .onParse({ as: 'global' }, ({ request, contentType }) => parseJsonBody(request, contentType, config.maxBodyBytes))
     .onError({ as: 'global' }, ({ error, code, request, set }) => {
@@ -64,7 +70,7 @@ export function buildApp(deps: AppDeps) {
     return openApiDocument.document;
   };
   const described = app.get('/api/openapi.json', describeApi, { detail: { hide: true } });
-  return deps.listener === 'unix' ? described : described.use(consoleRoutes);
+  return deps.listener === 'unix' ? described : described.use(prometheusRoutes(deps)).use(consoleRoutes);
 }
 
 export type App = ReturnType<typeof buildApp>;

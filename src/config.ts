@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { type NetworkPolicy, parseNetworkPolicy } from './domain/webhooks/destination.ts';
 
 export type Runtime = 'self-hosted' | 'development';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -19,6 +20,13 @@ export interface Config {
   maxBodyBytes: number;
   /** External identity providers; each is present only when configured. */
   oauth: OAuthConfig;
+  /** Retained container logs per organization: the default and ceiling of each organization's bound. */
+  logRetentionBytes: number;
+  logRetentionDays: number;
+  /** Where organization webhooks may be delivered (PANEL_WEBHOOK_ALLOWED_NETWORKS). */
+  webhookNetworks: NetworkPolicy;
+  /** Bearer token for GET /metrics; without it only loopback callers that came through no proxy may read it. */
+  metricsToken: string | null;
 }
 
 export interface GitHubOAuthConfig {
@@ -84,6 +92,12 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const logLevel = parseLogLevel(text('PANEL_LOG_LEVEL') ?? 'info', problems);
   const maxBodyBytes = parsePositiveInt('PANEL_MAX_BODY_BYTES', text('PANEL_MAX_BODY_BYTES') ?? String(1024 * 1024), problems);
   const oauth = parseOAuth(text, problems);
+  const logRetentionBytes = parseBytes('PANEL_LOG_RETENTION_BYTES', text('PANEL_LOG_RETENTION_BYTES') ?? '256MiB', problems);
+  const logRetentionDays = parsePositiveInt('PANEL_LOG_RETENTION_DAYS', text('PANEL_LOG_RETENTION_DAYS') ?? '14', problems);
+  const networks = parseNetworkPolicy(text('PANEL_WEBHOOK_ALLOWED_NETWORKS') ?? 'public');
+  if (typeof networks === 'string') problems.push(`PANEL_WEBHOOK_ALLOWED_NETWORKS: ${networks}`);
+  const metricsToken = text('PANEL_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && metricsToken.length < 16) problems.push('PANEL_METRICS_TOKEN must be at least 16 characters');
 
   const socketText = text('PANEL_DAEMON_SOCKET') ?? join(dataDir, 'daemon.sock');
   const daemonSocket = isAbsolute(socketText) ? socketText : resolve(socketText);
@@ -115,7 +129,25 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     logLevel,
     maxBodyBytes,
     oauth,
+    logRetentionBytes,
+    logRetentionDays,
+    webhookNetworks: typeof networks === 'string' ? { public: false, ranges: [] } : networks,
+    metricsToken,
   };
+}
+
+const BYTE_UNITS: Record<string, number> = { '': 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3 };
+
+/** `1048576`, `512MiB`, `2G`: bytes, with an optional binary unit. At least 1 MiB. */
+function parseBytes(name: string, value: string, problems: string[]): number {
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(value);
+  const unit = match ? BYTE_UNITS[match[2]!.toLowerCase()] : undefined;
+  const bytes = match && unit ? Number(match[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1024 * 1024) {
+    problems.push(`${name} must be a size of at least 1MiB (bytes, or with K, M or G), got "${value}"`);
+    return 1024 * 1024;
+  }
+  return bytes;
 }
 
 /**

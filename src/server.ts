@@ -8,6 +8,7 @@ import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { DaemonHub } from './daemon/hub.ts';
+import { observabilityOptionsOf } from './daemon/hub/observability.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
@@ -50,7 +51,7 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   const sqlite = openMigratedDatabase(config, logger);
   const db = createDb(sqlite);
   // One hub for both listeners: one view of connected daemons, one change feed.
-  const hub = new DaemonHub({ db, clock: systemClock, logger });
+  const hub = new DaemonHub({ db, clock: systemClock, logger, observe: observabilityOptionsOf(config, keyring) });
   const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);

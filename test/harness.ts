@@ -6,6 +6,7 @@ import { buildApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
 import { DaemonHub } from '../src/daemon/hub.ts';
+import { observabilityOptionsOf } from '../src/daemon/hub/observability.ts';
 import { createDb } from '../src/db/client.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { silentLogger } from '../src/lib/logger.ts';
@@ -24,8 +25,9 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const config = testConfig(overrides);
   const clock = new ManualClock();
   const db = createDb(sqlite);
-  const hub = new DaemonHub({ db, clock, logger: silentLogger });
-  const deps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock, logger: silentLogger, hub };
+  const keyring = parseKeyRing(config.secrets);
+  const hub = new DaemonHub({ db, clock, logger: silentLogger, observe: observabilityOptionsOf(config, keyring) });
+  const deps = { config, sqlite, db, keyring, clock, logger: silentLogger, hub };
   const app = buildApp(deps);
 
   /** Sends a request through app.handle(); a non-string body is sent as JSON. */

@@ -71,13 +71,29 @@ function seedOrganization(t: TestApp, caller: TestCaller): Ids {
   const ipId = add('ip', { organization_id: org, address: '192.0.2.10', scope: 'public' });
   const hostingId = add('hosting', { service_id: serviceId, tls_id: tlsId, ip_id: ipId, name: 'shop.example' });
   add('hostname', { hosting_id: hostingId, routing_organization_id: org, hostname: `shop-${org}.example` });
-  add('container', { service_id: serviceId, server_id: serverId, container_name: 'web-1', compose_service_name: 'web' });
+  const containerId = add('container', { service_id: serviceId, server_id: serverId, container_name: 'web-1', compose_service_name: 'web' });
   const datacenterId = add('datacenter', { organization_id: org, name: 'fra1' });
   add('storage', { organization_id: org, name: 'backups', kind: 's3' });
   const managedId = add('managed', { organization_id: org, name: 'pg', engine: 'postgres', options: JSON.stringify({ databases: ['app'] }) });
   add('replica', { managed_id: managedId, server_id: serverId });
   const deploymentId = add('deployment', { environment_id: environmentId, kind: 'deploy', desired_generation: 1 });
   add('daemon_command', { server_id: serverId, deployment_id: deploymentId, kind: 'stop', payload: '{}', expires_at: t.clock.now().getTime() + 3_600_000 });
+  // Observability (issue 19): tables keyed by integers or without an id of their own are written raw.
+  const at = t.clock.now().getTime();
+  const raw = (sql: string, ...args: (string | number)[]) => sqlite.prepare(sql).run(...args);
+  raw(
+    'INSERT INTO log_chunk (organization_id, service_id, container_id, ordinal, container_name, first_at, last_at, line_count, bytes, body) VALUES (?, ?, ?, 1, ?, ?, ?, 1, 20, ?)',
+    org, serviceId, containerId, 'web-1', at, at, JSON.stringify([[at, 0, `line of ${org}`]]),
+  );
+  raw('INSERT INTO deployment_log (deployment_id, seq, at, stream, text) VALUES (?, 1, ?, 0, ?)', deploymentId, at, `deploy output of ${org}`);
+  for (const subject of [['server_id', serverId], ['container_id', containerId]] as const) {
+    const series = Number(raw(`INSERT INTO metric_series (organization_id, ${subject[0]}) VALUES (?, ?)`, org, subject[1]).lastInsertRowid);
+    raw('INSERT INTO metric_point (series_id, resolution, at, cpu, memory) VALUES (?, 0, ?, 0.5, 1000)', series, at);
+  }
+  const eventId = add('event', { organization_id: org, kind: 'deployment.succeeded', severity: 'info', message: `deployed ${org}`, environment_id: environmentId, deployment_id: deploymentId });
+  const webhookId = newId();
+  add('webhook', { id: webhookId, organization_id: org, url: 'https://hooks.example.test/panel', secret: sealed('webhook', 'secret', webhookId) });
+  add('webhook_delivery', { webhook_id: webhookId, event_id: eventId, status: 'delivered', attempts: 1 });
   add('join_token', { organization_id: org, created_by_user_id: caller.userId, token_hash: hashToken(newOpaqueToken('pnj')), expires_at: t.clock.now().getTime() + 3_600_000 });
   const systemPrincipalId = add('principal', { organization_id: org, kind: 'system', provider: 'server', username: 'app', applied_username: 'app' });
   const databasePrincipalId = add(

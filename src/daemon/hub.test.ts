@@ -9,7 +9,7 @@ import { server } from '../db/schema/index.ts';
 import { enrolledServer, FakeSocket, helloFrame } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
-import { type HubClaim, type HubConnection } from './hub.ts';
+import { HUB_FEATURES, type HubClaim, type HubConnection } from './hub.ts';
 import { CLOSE_CODES, MAX_FRAME_BYTES } from './protocol.ts';
 
 function connect(t: TestApp, claim: HubClaim, hello?: object) {
@@ -34,7 +34,7 @@ describe('hello', () => {
   test('resolves the credential\'s server, welcomes it and marks it connected', () => {
     const { t, node, tcp } = setup();
     const { socket } = connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId, hostname: 'node-a' }));
-    expect(socket.framesOf('welcome')).toEqual([{ type: 'welcome', serverId: node.id }]);
+    expect(socket.framesOf('welcome')).toEqual([{ type: 'welcome', serverId: node.id, features: HUB_FEATURES }]);
     expect(socket.closedWith).toBeNull();
     const row = serverRow(t, node.id);
     expect(row.status).toBe('connected');
@@ -190,7 +190,7 @@ describe('the local slot', () => {
     const a = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine' }));
     const id = a.socket.framesOf('welcome')[0]!.serverId;
     const b = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine', serverId: '01900000-0000-7000-8000-000000000000' }));
-    expect(b.socket.framesOf('welcome')).toEqual([{ type: 'welcome', serverId: id }]);
+    expect(b.socket.framesOf('welcome')).toEqual([{ type: 'welcome', serverId: id, features: HUB_FEATURES }]);
     expect(a.socket.closedWith?.code).toBe(CLOSE_CODES.replaced);
     expect(t.db.select().from(server).where(eq(server.isLocal, true)).all()).toHaveLength(1);
     expect(t.db.select().from(server).all()).toHaveLength(1);

@@ -33,6 +33,7 @@ import { findServer } from '../domain/servers/queries.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ChangeFeed } from './hub/feed.ts';
+import { Observability, type ObservabilityOptions, WATCHED_METRICS_INTERVAL_MS } from './hub/observability.ts';
 import { expireCommands, onAck, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
 import {
   findMachineTwin,
@@ -43,7 +44,10 @@ import {
   resolveLocalServer,
   touchLastSeen,
 } from './hub/servers.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from './protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, type ObservabilityFeature, parseFrame } from './protocol.ts';
+
+/** The observability frames this hub takes (announced in the welcome). */
+export const HUB_FEATURES: ObservabilityFeature[] = ['output', 'logs', 'metrics'];
 
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
 export interface HubSocket {
@@ -68,6 +72,8 @@ export interface HubOptions {
   idleTimeoutMs?: number;
   tickIntervalMs?: number;
   expirySweepIntervalMs?: number;
+  /** Log retention, webhook policy and the key ring for webhook secrets (issue 19). */
+  observe?: ObservabilityOptions;
 }
 
 export class HubConnection {
@@ -94,6 +100,8 @@ export class HubConnection {
 
 export class DaemonHub {
   readonly feed: ChangeFeed;
+  /** Logs, deploy logs, metrics, events and webhooks (src/daemon/hub/observability.ts). */
+  readonly observe: Observability;
   private readonly connections = new Set<HubConnection>();
   private readonly byServer = new Map<string, HubConnection>();
   private readonly outcomes: OutcomeContext;
@@ -113,7 +121,8 @@ export class DaemonHub {
     this.tickIntervalMs = options.tickIntervalMs ?? 5_000;
     this.expirySweepIntervalMs = options.expirySweepIntervalMs ?? 60_000;
     this.feed = new ChangeFeed((error) => options.logger.error('change listener failed', { error: String(error) }));
-    this.outcomes = { db: options.db, feed: this.feed, logger: options.logger, now: () => options.clock.now() };
+    this.observe = new Observability(options.db, options.clock, options.logger, options.observe ?? {}, (serverId, intervalMs) => this.sendWatch(serverId, intervalMs));
+    this.outcomes = { db: options.db, feed: this.feed, logger: options.logger, now: () => options.clock.now(), observe: this.observe };
   }
 
   private now(): number {
@@ -169,6 +178,10 @@ export class DaemonHub {
         return onResult(this.outcomes, daemon, frame);
       case 'report':
         return onReport(this.outcomes, daemon, frame);
+      case 'output':
+      case 'logs':
+      case 'metrics':
+        return this.observed(connection, daemon, frame);
       case 'ping':
         return this.send(connection, { type: 'pong', ts: frame.ts });
       case 'pong':
@@ -176,6 +189,23 @@ export class DaemonHub {
       default:
         return this.terminate(connection, CLOSE_CODES.unexpectedFrame, `unexpected ${frame.type} frame from a daemon`);
     }
+  }
+
+  /** Observability frames: failures are logged, never the end of the daemon's connection. */
+  private observed(connection: HubConnection, daemon: { serverId: string; organizationId: string }, frame: Extract<Frame, { type: 'output' | 'logs' | 'metrics' }>): void {
+    try {
+      if (frame.type === 'output') this.observe.output(daemon, frame);
+      else if (frame.type === 'logs') this.observe.logs.ingest(daemon, frame);
+      else this.observe.metrics.ingest(daemon, frame);
+    } catch (error) {
+      this.options.logger.error('cannot keep observability data from a daemon', { serverId: connection.serverId, type: frame.type, error: (error as Error).message });
+    }
+  }
+
+  /** Sends the daemon its metrics interval, when it is connected and said it takes `watch`. */
+  private sendWatch(serverId: string, intervalMs: number): void {
+    const connection = this.byServer.get(serverId);
+    if (connection?.hello?.features?.includes('watch')) this.send(connection, { type: 'watch', metricsIntervalMs: intervalMs });
   }
 
   /** The socket closed (either side). */
@@ -228,7 +258,9 @@ export class DaemonHub {
     if (previous && previous !== connection) this.terminate(previous, CLOSE_CODES.replaced, 'replaced by a newer connection of this server');
     logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
     this.feed.server(server);
-    this.send(connection, { type: 'welcome', serverId: server.id });
+    this.observe.serverChanged(server, true);
+    this.send(connection, { type: 'welcome', serverId: server.id, features: HUB_FEATURES });
+    if (this.observe.isWatched(server.id)) this.sendWatch(server.id, WATCHED_METRICS_INTERVAL_MS);
     this.deliver(connection);
   }
 
@@ -293,7 +325,10 @@ export class DaemonHub {
       const command = failUndeliverable(tx, commandId, message, this.options.clock.now());
       return command ? finishDeployment(tx, command.deploymentId, false, command.error) : null;
     });
-    if (deployment) this.feed.deployment(deployment);
+    if (deployment) {
+      this.feed.deployment(deployment);
+      this.observe.deploymentFinished(deployment);
+    }
   }
 
   /** Closes the server's live connection, if any (its credential was rotated or revoked). */
@@ -306,6 +341,11 @@ export class DaemonHub {
 
   isConnected(serverId: string): boolean {
     return this.byServer.has(serverId);
+  }
+
+  /** Daemons that said hello and are connected now. */
+  get connectedCount(): number {
+    return this.byServer.size;
   }
 
   /** Live connections, with or without hello. */
@@ -342,6 +382,7 @@ export class DaemonHub {
   start(): void {
     if (this.interval) return;
     markAllDisconnected(this.options.db);
+    this.observe.start();
     this.interval = setInterval(() => {
       try {
         this.tick();
@@ -357,6 +398,7 @@ export class DaemonHub {
     if (this.interval) clearInterval(this.interval);
     this.interval = null;
     for (const connection of [...this.connections]) this.terminate(connection, CLOSE_CODES.goingAway, 'control plane stopping');
+    this.observe.stop();
   }
 
   private send(connection: HubConnection, frame: Frame): void {
@@ -381,7 +423,10 @@ export class DaemonHub {
     if (serverId && this.byServer.get(serverId) === connection) {
       this.byServer.delete(serverId);
       const row = markDisconnected(this.options.db, serverId, this.options.clock.now());
-      if (row) this.feed.server(row);
+      if (row) {
+        this.feed.server(row);
+        this.observe.serverChanged(row, false);
+      }
     }
   }
 }

@@ -99,6 +99,24 @@ const EXPECTED_FOREIGN_KEYS: Record<string, string> = {
   'join_token.server_id': 'server SET NULL',
   'daemon_command.server_id': 'server CASCADE',
   'daemon_command.deployment_id': 'deployment CASCADE',
+  // Observability (migration 0006_add_observability_tables).
+  'log_chunk.organization_id': 'organization CASCADE',
+  'log_chunk.service_id': 'service CASCADE',
+  'log_chunk.container_id': 'container SET NULL',
+  'deployment_log.deployment_id': 'deployment CASCADE',
+  'metric_series.organization_id': 'organization CASCADE',
+  'metric_series.server_id': 'server CASCADE',
+  'metric_series.container_id': 'container CASCADE',
+  'metric_point.series_id': 'metric_series CASCADE',
+  'event.organization_id': 'organization CASCADE',
+  'event.server_id': 'server SET NULL',
+  'event.environment_id': 'environment SET NULL',
+  'event.service_id': 'service SET NULL',
+  'event.container_id': 'container SET NULL',
+  'event.deployment_id': 'deployment SET NULL',
+  'webhook.organization_id': 'organization CASCADE',
+  'webhook_delivery.webhook_id': 'webhook CASCADE',
+  'webhook_delivery.event_id': 'event CASCADE',
 };
 
 describe('foreign keys', () => {

@@ -17,7 +17,7 @@ export type ChangeListener = (event: ChangeEvent) => void;
 export type ServerListener = (event: ServerEvent) => void;
 
 /** Listeners by the id they listen to; a failing listener is reported, never stops the others. */
-class Listeners<Event> {
+export class Listeners<Event> {
   private readonly byKey = new Map<string, Set<(event: Event) => void>>();
 
   constructor(private readonly onListenerError: (error: unknown) => void) {}
@@ -30,6 +30,10 @@ class Listeners<Event> {
       set.delete(listener);
       if (set.size === 0 && this.byKey.get(key) === set) this.byKey.delete(key);
     };
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
   }
 
   publish(key: string, event: Event): void {

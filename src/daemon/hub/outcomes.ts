@@ -9,6 +9,7 @@
  * database (preparedOnce) stay cached, where a fresh `tx` object per call would defeat the cache.
  */
 import { composeProjectName } from '../../compose/naming.ts';
+import { containersOfEnvironment } from '../../domain/deployments/queries.ts';
 import type { Db } from '../../db/client.ts';
 import { acknowledgeCommand, expireDueCommands, findCommand, finishCommand } from '../../domain/commands/service.ts';
 import { findDeployment, finishDeployment, lastDeployedServerId, markDeploymentRunning } from '../../domain/deployments/queries.ts';
@@ -17,12 +18,15 @@ import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { ReportFrame, ResultFrame } from '../protocol.ts';
 import type { ChangeFeed } from './feed.ts';
+import type { Observability } from './observability.ts';
 
 export interface OutcomeContext {
   db: Db;
   feed: ChangeFeed;
   logger: Logger;
   now: () => Date;
+  /** Deploy outcomes and container state changes become events. */
+  observe: Observability;
 }
 
 export interface DaemonOf {
@@ -55,7 +59,10 @@ export function onResult(ctx: OutcomeContext, daemon: DaemonOf, frame: ResultFra
   }
   const { command, deployment } = finished;
   ctx.logger.info('daemon command finished', { serverId: daemon.serverId, commandId: command.id, kind: command.kind, status: command.status });
-  if (deployment) ctx.feed.deployment(deployment);
+  if (deployment) {
+    ctx.feed.deployment(deployment);
+    ctx.observe.deploymentFinished(deployment);
+  }
 }
 
 const PROJECT_ENVIRONMENT = /^pn-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
@@ -88,8 +95,11 @@ export function onReport(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFra
     });
     return;
   }
+  // Between deploys (no command), status changes are events: read the statuses before applying.
+  const before = target.kind === null ? new Map(containersOfEnvironment(ctx.db, target.environmentId).map((row) => [row.id, row.status])) : null;
   const changed = applyReport(ctx.db, target, frame.containers);
   ctx.feed.containers(target.environmentId, changed);
+  if (before) ctx.observe.containersChanged(target.environmentId, daemon.serverId, before, changed, frame);
 }
 
 /** The expiry sweep: open commands past expires_at expire, and their deployments fail. */
@@ -99,7 +109,10 @@ export function expireCommands(ctx: OutcomeContext): number {
   );
   for (const { command, deployment } of expired) {
     ctx.logger.warn('daemon command expired', { serverId: command.serverId, commandId: command.id, kind: command.kind });
-    if (deployment) ctx.feed.deployment(deployment);
+    if (deployment) {
+      ctx.feed.deployment(deployment);
+      ctx.observe.deploymentFinished(deployment);
+    }
   }
   return expired.length;
 }

@@ -41,3 +41,8 @@ export * from './invitation.ts';
 export * from './rate_limit.ts';
 export * from './join_token.ts';
 export * from './daemon_command.ts';
+export * from './log_chunk.ts';
+export * from './deployment_log.ts';
+export * from './metric.ts';
+export * from './event.ts';
+export * from './webhook.ts';

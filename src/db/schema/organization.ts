@@ -2,7 +2,7 @@
  * organization — the tenant. Every other resource hangs off one, directly or through its parent.
  * The spec only references it; the fields below are what the rest of the spec implies.
  */
-import { check, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { check, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { boolean, booleanCheck, id, lengthBetween, matchesCharacters, timestamps, uuidV7Check } from './columns.ts';
 
 export const organization = sqliteTable(
@@ -18,6 +18,11 @@ export const organization = sqliteTable(
     isDeployHooksEnabled: boolean('is_deploy_hooks_enabled').notNull().default(false),
     /** Compose host-access opt-in (host network, privileged mounts and the like). */
     isHostAccessAllowed: boolean('is_host_access_allowed').notNull().default(false),
+    /** Bound of retained container logs in bytes; null uses the operator's (PANEL_LOG_RETENTION_BYTES).
+     * Both bounds are checked by the API (added without CHECKs: that would rebuild the table). */
+    logRetentionBytes: integer('log_retention_bytes'),
+    /** Age bound of retained container logs in days; null uses the operator's (PANEL_LOG_RETENTION_DAYS). */
+    logRetentionDays: integer('log_retention_days'),
     ...timestamps(),
   },
   (t) => [

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.ts';
 import { membership, type Organization, organization, workspace } from '../../db/schema/index.ts';
+import { validationFailed } from '../../lib/errors.ts';
 import { type Actor, authorize, visibleOrganizationIds } from '../actor.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -41,16 +42,26 @@ export interface OrganizationChanges {
   isHostAccessAllowed?: boolean;
   /** Deploy hooks in service options: commands run at deploy. */
   isDeployHooksEnabled?: boolean;
+  /** Container log bounds; null returns to the operator's. */
+  logRetentionBytes?: number | null;
+  logRetentionDays?: number | null;
 }
 
 /**
  * Admins rename the organization and set the defaults new projects and principals use. The two
  * opt-ins that hand out power over the servers (host access, deploy hooks) are owners' only.
  */
-export function updateOrganization(db: Queryable, actor: Actor, id: string, changes: OrganizationChanges): Organization {
+export function updateOrganization(db: Queryable, actor: Actor, id: string, changes: OrganizationChanges, logCeiling?: { bytes: number; days: number }): Organization {
   const touchesOptIns = changes.isHostAccessAllowed !== undefined || changes.isDeployHooksEnabled !== undefined;
   const current = loadOrganization(db, actor, id, 'write');
   if (touchesOptIns) authorize(actor, id, 'manage', 'organization');
+  // An organization may keep less history than the operator allows, never more (one tenant cannot fill the disk).
+  if (logCeiling && changes.logRetentionBytes && changes.logRetentionBytes > logCeiling.bytes) {
+    throw validationFailed(`must be at most ${logCeiling.bytes} bytes (the operator's bound)`, 'logRetentionBytes');
+  }
+  if (logCeiling && changes.logRetentionDays && changes.logRetentionDays > logCeiling.days) {
+    throw validationFailed(`must be at most ${logCeiling.days} days (the operator's bound)`, 'logRetentionDays');
+  }
   if (Object.values(changes).every((value) => value === undefined)) return current;
   return updateOrganizationRow(db, id, changes);
 }

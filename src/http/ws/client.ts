@@ -22,6 +22,8 @@
  *                                                               organization's environment or for an
  *                                                               organization the caller is not in: no data
  * Rows are shaped as GET /deployments/:id, GET /containers/:id and GET /servers/:id answer them.
+ * The observability topics (logs, deploymentLog, metrics, events) name themselves with `topic`:
+ * see client-observe.ts.
  * A server's last_seen_at, refreshed while it is connected, is pushed only with the disconnect.
  *
  * An open socket does not outlive its credential: before each push the caller is resolved again
@@ -43,6 +45,7 @@ import { presentDeployment } from '../client/v1/deployments.ts';
 import { presentServer } from '../client/v1/servers.ts';
 import { optionalActor } from '../plugins/guard.ts';
 import { authenticateUpgrade } from '../plugins/ws-auth.ts';
+import { DEFAULT_TAIL, listenObserved, OBSERVE_TOPICS, type ObserveTopic, subjectOf } from './client-observe.ts';
 
 export const CLIENT_WS_PATH = '/ws/client/v1';
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
@@ -50,13 +53,46 @@ const SNAPSHOT_DEPLOYMENTS = 10;
 
 const Id = v.pipe(v.string(), v.uuid());
 
-/** Exactly one of environmentId and organizationId names what the message is about. */
-const ClientMessage = v.pipe(
-  v.object({ type: v.picklist(['subscribe', 'unsubscribe']), environmentId: v.optional(Id), organizationId: v.optional(Id) }),
-  v.check((message) => (message.environmentId === undefined) !== (message.organizationId === undefined)),
-);
+const ClientMessage = v.object({
+  type: v.picklist(['subscribe', 'unsubscribe']),
+  topic: v.optional(v.picklist(OBSERVE_TOPICS)),
+  environmentId: v.optional(Id),
+  organizationId: v.optional(Id),
+  serviceId: v.optional(Id),
+  containerId: v.optional(Id),
+  serverId: v.optional(Id),
+  deploymentId: v.optional(Id),
+  tail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000))),
+});
+type ClientMessage = v.InferOutput<typeof ClientMessage>;
 
-type Topic = { environmentId: string } | { organizationId: string };
+/** Which ids each kind of subscription takes: exactly one of them names it. */
+const SUBJECTS = {
+  live: ['environmentId', 'organizationId'],
+  logs: ['containerId', 'serviceId', 'environmentId'],
+  deploymentLog: ['deploymentId'],
+  metrics: ['serverId', 'containerId', 'serviceId', 'environmentId'],
+  events: ['organizationId'],
+} as const;
+const ID_FIELDS = ['environmentId', 'organizationId', 'serviceId', 'containerId', 'serverId', 'deploymentId'] as const;
+
+type LiveTopic = { environmentId: string } | { organizationId: string };
+type Topic = LiveTopic | ObserveTopic;
+
+/** The subscription a message names, or null when its ids do not fit its topic. */
+function topicOf(message: ClientMessage): Topic | null {
+  const allowed: readonly string[] = SUBJECTS[message.topic ?? 'live'];
+  const given = ID_FIELDS.filter((field) => message[field] !== undefined);
+  if (given.length !== 1 || !allowed.includes(given[0]!)) return null;
+  const subject = { [given[0]!]: message[given[0]!]! };
+  if (!message.topic) return subject as LiveTopic;
+  if (message.topic === 'logs') return { topic: 'logs', ...subject, tail: message.tail ?? DEFAULT_TAIL } as ObserveTopic;
+  return { topic: message.topic, ...subject } as ObserveTopic;
+}
+
+const isObserved = (topic: Topic): topic is ObserveTopic => 'topic' in topic;
+/** What frames about the topic carry to name it. */
+const echoOf = (topic: Topic) => (isObserved(topic) ? { topic: topic.topic, ...subjectOf(topic) } : topic);
 
 /** Close code of a socket whose credential ended (sign-out, revoked session or token). */
 export const CREDENTIAL_ENDED_CLOSE_CODE = 4401;
@@ -72,6 +108,8 @@ interface SocketState {
 interface Sender {
   send(data: string): unknown;
   close(code?: number, reason?: string): unknown;
+  /** Bun's socket (Elysia's wrapper exposes it): how much is still unsent. */
+  raw?: unknown;
 }
 
 const send = (socket: Sender, message: object) => socket.send(JSON.stringify(message));
@@ -89,7 +127,12 @@ function presentServerChange(event: ServerEvent) {
     : { type: 'serverDeleted', organizationId, serverId: event.server.id };
 }
 
-const topicKey = (topic: Topic) => ('environmentId' in topic ? `environment:${topic.environmentId}` : `organization:${topic.organizationId}`);
+const topicKey = (topic: Topic) =>
+  isObserved(topic)
+    ? `${topic.topic}:${Object.entries(subjectOf(topic)).map(([key, id]) => `${key}=${id}`).join(',')}`
+    : 'environmentId' in topic
+      ? `environment:${topic.environmentId}`
+      : `organization:${topic.organizationId}`;
 
 /**
  * Sends a change to a subscriber that may still see it: the credential is resolved again (it may
@@ -103,7 +146,7 @@ function push(deps: AppDeps, socket: Sender, state: SocketState, topic: Topic, o
   }
   if (canSee(actor, organizationId)) return void send(socket, message);
   stopListening(state, topic);
-  send(socket, { type: 'error', code: 'not_found', message: 'no longer a member of its organization', ...topic });
+  send(socket, { type: 'error', code: 'not_found', message: 'no longer a member of its organization', ...echoOf(topic) });
 }
 
 function stopListening(state: SocketState, topic: Topic): void {
@@ -115,6 +158,9 @@ function stopListening(state: SocketState, topic: Topic): void {
 function listen(deps: AppDeps, socket: Sender, state: SocketState, topic: Topic): () => void {
   const { feed } = deps.hub;
   const actor = state.clientActor!;
+  if (isObserved(topic)) {
+    return listenObserved(deps, socket, actor, topic, (organizationId, message) => push(deps, socket, state, topic, organizationId, message));
+  }
   if ('organizationId' in topic) {
     const { organizationId } = topic;
     authorize(actor, organizationId, 'read', 'organization');
@@ -138,8 +184,8 @@ function subscribe(deps: AppDeps, socket: Sender, state: SocketState, topic: Top
   const subscriptions = (state.subscriptions ??= new Map());
   const key = topicKey(topic);
   if (subscriptions.has(key)) {
-    const empty = 'environmentId' in topic ? { deployments: [], containers: [] } : { servers: [] };
-    return void send(socket, { type: 'subscribed', ...topic, ...empty });
+    const empty = isObserved(topic) ? {} : 'environmentId' in topic ? { deployments: [], containers: [] } : { servers: [] };
+    return void send(socket, { type: 'subscribed', ...echoOf(topic), ...empty });
   }
   if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
     throw new DomainError('too_many_subscriptions', 429, `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per socket`);
@@ -149,22 +195,23 @@ function subscribe(deps: AppDeps, socket: Sender, state: SocketState, topic: Top
 
 function handleMessage(deps: AppDeps, socket: Sender, state: SocketState, message: unknown): void {
   const parsed = v.safeParse(ClientMessage, message);
-  if (!parsed.success) {
+  const topic = parsed.success ? topicOf(parsed.output) : null;
+  if (!parsed.success || !topic) {
     return void send(socket, {
       type: 'error',
       code: 'invalid_message',
-      message: 'expected {"type":"subscribe"|"unsubscribe"} with one of "environmentId" and "organizationId" (a uuid)',
+      message:
+        'expected {"type":"subscribe"|"unsubscribe"} with one of "environmentId" and "organizationId" (a uuid), or a "topic" ' +
+        '(logs, deploymentLog, metrics, events) with the one id it takes',
     });
   }
-  const { type, environmentId, organizationId } = parsed.output;
-  const topic: Topic = environmentId !== undefined ? { environmentId } : { organizationId: organizationId! };
   try {
-    if (type === 'subscribe') return subscribe(deps, socket, state, topic);
+    if (parsed.output.type === 'subscribe') return subscribe(deps, socket, state, topic);
     stopListening(state, topic);
-    send(socket, { type: 'unsubscribed', ...topic });
+    send(socket, { type: 'unsubscribed', ...echoOf(topic) });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    send(socket, { type: 'error', code: error.code, message: error.message, ...topic });
+    send(socket, { type: 'error', code: error.code, message: error.message, ...echoOf(topic) });
   }
 }
 

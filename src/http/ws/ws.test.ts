@@ -12,6 +12,7 @@ import { eq } from 'drizzle-orm';
 import { buildApp } from '../../app.ts';
 import { CommandJournal } from '../../daemon/agent/command-journal.ts';
 import { HubConnection as AgentConnection, localHubTarget } from '../../daemon/agent/connection.ts';
+import { HUB_FEATURES } from '../../daemon/hub.ts';
 import { CLOSE_CODES, type CommandFrame } from '../../daemon/protocol.ts';
 import { daemonCommand, server } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
@@ -74,7 +75,7 @@ describe('/ws/daemon/v1', () => {
 
     const probe = await SocketProbe.open(`${base}/ws/daemon/v1`, { authorization: `Bearer ${node.credential}` });
     probe.send(helloFrame({ serverId: node.id, machineId: node.machineId }));
-    expect(await probe.next((frame) => frame.type === 'welcome')).toEqual({ type: 'welcome', serverId: node.id });
+    expect(await probe.next((frame) => frame.type === 'welcome')).toEqual({ type: 'welcome', serverId: node.id, features: HUB_FEATURES });
     expect(t.db.select().from(server).where(eq(server.id, node.id)).get()!.status).toBe('connected');
     // The hub hears the close through the socket's raw callback.
     const heard = hubHearsClose(t);

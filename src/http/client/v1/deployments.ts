@@ -2,13 +2,17 @@
  * Deployments (read only; deploy, stop and destroy create them, see deploy.ts):
  *   GET /deployments?environmentId=   the environment's runs, oldest first (paged)
  *   GET /deployments/:id
+ *   GET /deployments/:id/logs?after=  its deploy log (the daemon's output while it ran), oldest
+ *                                     first; live lines come over /ws/client/v1 (topic deploymentLog)
  * The presenters here are also what /ws/client/v1 subscribers receive.
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { type Deployment, deploymentKinds, deploymentStatuses } from '../../../db/schema/index.ts';
+import { type DeploymentLogLine, deploymentLogOf } from '../../../domain/deployments/logs.ts';
 import { listDeployments, loadDeployment } from '../../../domain/deployments/service.ts';
+import { LINE_STREAMS } from '../../../domain/logs/lines.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
 import { errorResponses, IdParams, JsonColumn, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
@@ -36,6 +40,9 @@ export const presentDeployment = (row: Deployment) => ({
   ...timestampsOf(row),
 });
 
+export const DeploymentLogLineSchema = v.object({ seq: v.number(), at: v.string(), stream: v.picklist(LINE_STREAMS), text: v.string() });
+
+export const presentDeploymentLogLine = (line: DeploymentLogLine) => ({ seq: line.seq, at: new Date(line.at).toISOString(), stream: line.stream, text: line.text });
 
 export const deploymentRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/deployments', detail: { tags: ['deployments'] } })
@@ -56,4 +63,22 @@ export const deploymentRoutes = (deps: AppDeps) =>
       params: IdParams,
       response: { 200: DeploymentSchema, ...errorResponses(401, 404, 422) },
       detail: { summary: 'Read a deployment' },
-    });
+    })
+    .get(
+      '/:id/logs',
+      ({ actor, params, query }) => {
+        const deployment = loadDeployment(deps.db, actor, params.id);
+        return { deployment: presentDeployment(deployment), data: deploymentLogOf(deps.db, deployment.id, query.after ?? 0).map(presentDeploymentLogLine) };
+      },
+      {
+        params: IdParams,
+        query: v.object({ after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,6}$/, 'must be a line number'), v.transform(Number))) }),
+        response: { 200: v.object({ deployment: DeploymentSchema, data: v.array(DeploymentLogLineSchema) }), ...errorResponses(401, 404, 422) },
+        detail: {
+          summary: "Read a deployment's log: the output of its deploy, stop or destroy",
+          description:
+            'Compose output (pull, create, start), the steps Panel took and the containers\' states at the end, with the last log lines of any ' +
+            'container that did not stay up. `after` continues from a line number. A long output keeps its start and its end.',
+        },
+      },
+    );

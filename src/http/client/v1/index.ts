@@ -15,6 +15,9 @@ import { deployRoutes } from './deploy.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { deployPreviewRoutes } from './deploy-preview.ts';
 import { environmentRoutes } from './environments.ts';
+import { eventRoutes } from './events.ts';
+import { logRoutes } from './logs.ts';
+import { metricRoutes } from './metrics.ts';
 import { hostingRoutes } from './hostings.ts';
 import { managedRoutes } from './managed.ts';
 import { markerRoutes } from './markers.ts';
@@ -26,6 +29,7 @@ import { serviceRoutes } from './services.ts';
 import { tagRoutes } from './tags.ts';
 import { tenancyRoutes } from './tenancies.ts';
 import { variableRoutes } from './variables.ts';
+import { webhookRoutes } from './webhooks.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
 /**
@@ -61,4 +65,8 @@ export const clientV1 = (deps: AppDeps): AnyElysia =>
     .use(apiTokenRoutes(deps))
     .use(joinTokenRoutes(deps))
     .use(deployRoutes(deps))
-    .use(deploymentRoutes(deps));
+    .use(deploymentRoutes(deps))
+    .use(logRoutes(deps))
+    .use(metricRoutes(deps))
+    .use(eventRoutes(deps))
+    .use(webhookRoutes(deps));

@@ -15,6 +15,9 @@ const OrganizationSchema = v.object({
   isRandomizeUsernames: v.boolean(),
   isDeployHooksEnabled: v.boolean(),
   isHostAccessAllowed: v.boolean(),
+  /** Bounds of retained container logs; null: the operator's defaults (PANEL_LOG_RETENTION_*). */
+  logRetentionBytes: v.nullable(v.number()),
+  logRetentionDays: v.nullable(v.number()),
   createdAt: v.string(),
   updatedAt: v.string(),
 });
@@ -30,6 +33,10 @@ const UpdateBody = v.strictObject(
     isHostAccessAllowed: v.optional(v.boolean()),
     /** Owners only: allows deploy hooks in service options. */
     isDeployHooksEnabled: v.optional(v.boolean()),
+    /** Admins: keep at most this many bytes of container logs (up to the operator's bound); null for the operator's. */
+    logRetentionBytes: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1024 * 1024, 'must be at least 1 MiB')))),
+    /** Admins: keep container logs at most this many days (up to the operator's bound); null for the operator's. */
+    logRetentionDays: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1')))),
   },
   'unknown field',
 );
@@ -41,6 +48,8 @@ const present = (row: Organization) => ({
   isRandomizeUsernames: row.isRandomizeUsernames,
   isDeployHooksEnabled: row.isDeployHooksEnabled,
   isHostAccessAllowed: row.isHostAccessAllowed,
+  logRetentionBytes: row.logRetentionBytes,
+  logRetentionDays: row.logRetentionDays,
   ...timestampsOf(row),
 });
 
@@ -64,7 +73,7 @@ export const organizationRoutes = (deps: AppDeps) =>
       response: { 200: OrganizationSchema, ...errorResponses(401, 404, 422) },
       detail: { summary: 'Read an organization' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(updateOrganization(deps.db, actor, params.id, body)), {
+    .patch('/:id', ({ actor, params, body }) => present(updateOrganization(deps.db, actor, params.id, body, { bytes: deps.config.logRetentionBytes, days: deps.config.logRetentionDays })), {
       params: IdParams,
       body: UpdateBody,
       response: { 200: OrganizationSchema, ...errorResponses(401, 403, 404, 422) },

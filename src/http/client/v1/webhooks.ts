@@ -1,0 +1,148 @@
+/**
+ * An organization's outgoing webhook (issue 19): every event it selects is POSTed as JSON, signed
+ * (`Panel-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`), retried with
+ * backoff, only to networks the operator allows (PANEL_WEBHOOK_ALLOWED_NETWORKS).
+ *   GET    /organizations/:id/webhook              any member (never the secret)
+ *   PUT    /organizations/:id/webhook              admins: create (201, with the secret, shown once) or change
+ *   DELETE /organizations/:id/webhook              admins
+ *   POST   /organizations/:id/webhook/secret       admins: a new secret, shown once
+ *   POST   /organizations/:id/webhook/test         admins: records a webhook.test event and delivers it
+ *   GET    /organizations/:id/webhook/deliveries   any member: recent deliveries, newest first
+ */
+import { Elysia } from 'elysia';
+import * as v from 'valibot';
+import type { AppDeps } from '../../../app.ts';
+import { type Webhook, type WebhookDelivery, webhookDeliveryStatuses } from '../../../db/schema/index.ts';
+import { authorize } from '../../../domain/actor.ts';
+import { TEST_EVENT_KIND } from '../../../domain/webhooks/queue.ts';
+import { deleteWebhook, listDeliveries, loadWebhook, rotateWebhookSecret, saveWebhook } from '../../../domain/webhooks/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { iso, isoOrNull, timestampsOf } from '../../present.ts';
+import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent } from '../../schemas.ts';
+import { EventSchema, presentEvent } from './events.ts';
+
+const WebhookBody = v.strictObject(
+  {
+    url: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(2_000, 'must be at most 2000 characters')),
+    isEnabled: v.optional(v.boolean()),
+    /** Event kinds or families to send (`deployment`, `container.exited`); null sends every event. */
+    eventKinds: v.optional(v.nullable(v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(50, 'at most 50 kinds')))),
+  },
+  'unknown field',
+);
+
+const WebhookSchema = v.object({
+  id: v.string(),
+  organizationId: v.string(),
+  url: v.string(),
+  isEnabled: v.boolean(),
+  eventKinds: v.nullable(v.array(v.string())),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+const WithSecretSchema = v.object({ ...WebhookSchema.entries, secret: v.string() });
+
+const DeliverySchema = v.object({
+  id: v.string(),
+  eventId: v.string(),
+  status: v.picklist(webhookDeliveryStatuses),
+  attempts: v.number(),
+  nextAttemptAt: v.nullable(v.string()),
+  responseStatus: v.nullable(v.number()),
+  error: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+const present = (row: Webhook) => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  url: row.url,
+  isEnabled: row.isEnabled,
+  eventKinds: row.eventKinds ?? null,
+  ...timestampsOf(row),
+});
+
+const presentDelivery = (row: WebhookDelivery) => ({
+  id: row.id,
+  eventId: row.eventId,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: isoOrNull(row.nextAttemptAt),
+  responseStatus: row.responseStatus,
+  error: row.error,
+  createdAt: iso(row.createdAt),
+  updatedAt: iso(row.updatedAt),
+});
+
+export const webhookRoutes = (deps: AppDeps) => {
+  const context = { db: deps.db, keyring: deps.keyring, policy: deps.config.webhookNetworks };
+  return new Elysia({ prefix: '/organizations', detail: { tags: ['webhooks'] } })
+    .use(clientGuard(deps))
+    .get('/:id/webhook', ({ actor, params }) => present(loadWebhook(deps.db, actor, params.id)), {
+      params: IdParams,
+      response: { 200: WebhookSchema, ...errorResponses(401, 404, 422) },
+      detail: { summary: "Read the organization's webhook (404 when it has none)" },
+    })
+    .put(
+      '/:id/webhook',
+      ({ actor, params, body, set }) => {
+        const { row, secret, created } = saveWebhook(context, actor, params.id, body);
+        set.status = created ? 201 : 200;
+        return secret ? { ...present(row), secret } : present(row);
+      },
+      {
+        params: IdParams,
+        body: WebhookBody,
+        response: { 200: WebhookSchema, 201: WithSecretSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        detail: {
+          summary: "Create or change the organization's webhook (admins)",
+          description: 'Created: 201 with `secret`, shown this once. Changed: 200; the secret stays. 409 `webhooks_disabled` when the operator turned them off; 422 `webhook_destination_refused` for an address outside the allowed networks.',
+        },
+      },
+    )
+    .delete(
+      '/:id/webhook',
+      ({ actor, params, set }) => {
+        deleteWebhook(deps.db, actor, params.id);
+        set.status = 204;
+      },
+      { params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) }, detail: { summary: "Remove the organization's webhook and its deliveries (admins)" } },
+    )
+    .post('/:id/webhook/secret', ({ actor, params }) => {
+      const { row, secret } = rotateWebhookSecret(context, actor, params.id);
+      return { ...present(row), secret };
+    }, {
+      params: IdParams,
+      response: { 200: WithSecretSchema, ...errorResponses(401, 403, 404, 422) },
+      detail: { summary: 'Replace the signing secret (admins); the new one is shown this once' },
+    })
+    .post(
+      '/:id/webhook/test',
+      async ({ actor, params, set }) => {
+        authorize(actor, params.id, 'write', 'organization');
+        loadWebhook(deps.db, actor, params.id);
+        const row = deps.hub.observe.events.record({ organizationId: params.id, kind: TEST_EVENT_KIND, severity: 'info', message: 'A test event: the webhook is reachable and its signature checks out' });
+        set.status = 202;
+        return presentEvent(row);
+      },
+      {
+        params: IdParams,
+        response: { 202: EventSchema, ...errorResponses(401, 403, 404, 422) },
+        detail: { summary: 'Record a webhook.test event and deliver it (admins); follow it in the deliveries' },
+      },
+    )
+    .get(
+      '/:id/webhook/deliveries',
+      ({ actor, params, query }) => {
+        const page = listDeliveries(deps.db, actor, params.id, query);
+        return { data: page.data.map(presentDelivery), nextCursor: page.nextCursor };
+      },
+      {
+        params: IdParams,
+        query: v.object(ListQuery),
+        response: { 200: listEnvelope(DeliverySchema), ...errorResponses(401, 404, 422) },
+        detail: { summary: "The webhook's recent deliveries, newest first (the last 200 finished ones are kept)" },
+      },
+    );
+};
