@@ -6,8 +6,11 @@
  */
 export type LiveConnection = 'connecting' | 'live' | 'reconnecting' | 'refused';
 
-/** What is subscribed to: `{ environmentId }` or `{ organizationId }`. Frames carry the same key. */
-export type Subscription = { environmentId: string } | { organizationId: string };
+/**
+ * What is subscribed to: `{ environmentId }` or `{ organizationId }`, or a topic with its id
+ * (`{ topic: 'logs', serviceId, tail }`). Frames carry the same keys (options such as `tail` aside).
+ */
+export type Subscription = { environmentId: string } | { organizationId: string } | ({ topic: string } & Record<string, string | number>);
 
 interface Frame {
   type: string;

@@ -15,6 +15,8 @@ import { OrganizationPage, WorkspacePage } from './pages/browse.tsx';
 import { ProjectPage } from './pages/project.tsx';
 import { EnvironmentPage } from './pages/environment.tsx';
 import { ServersPage } from './pages/servers.tsx';
+import { ServerPage } from './pages/server.tsx';
+import { EventsPage } from './pages/events.tsx';
 import { ServicePage } from './pages/service.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { OrganizationTagsPage } from './pages/tags.tsx';
@@ -32,7 +34,9 @@ const ROUTES: [pattern: string, page: (id: string) => JSX.Element][] = [
   ['/projects/:id', (id) => <ProjectPage id={id} />],
   ['/environments/:id', (id) => <EnvironmentPage id={id} />],
   ['/services/:id', (id) => <ServicePage id={id} />],
+  ['/servers/:id', (id) => <ServerPage id={id} />],
   ['/organizations/:id/servers', (id) => <ServersPage organizationId={id} />],
+  ['/organizations/:id/events', (id) => <EventsPage organizationId={id} />],
   ['/organizations/:id/tags', (id) => <OrganizationTagsPage id={id} />],
   ['/organizations/:id/principals', (id) => <PrincipalsPage organizationId={id} />],
   ['/organizations/:id/managed', (id) => <ManagedPage organizationId={id} />],
@@ -96,6 +100,11 @@ function ShellFrame({ session, onSignedOut }: ShellProps) {
           {current && (
             <Link class="sidebar-link" href={`/organizations/${current}/servers`} aria-current={path === `/organizations/${current}/servers` ? 'page' : undefined}>
               Servers
+            </Link>
+          )}
+          {current && (
+            <Link class="sidebar-link" href={`/organizations/${current}/events`} aria-current={path === `/organizations/${current}/events` ? 'page' : undefined}>
+              Events
             </Link>
           )}
           {current && (

@@ -10,6 +10,7 @@ import { deployApi } from '../deploy-api.ts';
 import { FormAlert, type FormProblem } from '../forms.tsx';
 import { useLiveEnvironment } from '../live-environment.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
+import { DeployLog } from '../observe/deploy-log.tsx';
 import { PlacementRequired } from './deploy-preview.tsx';
 
 const CONNECTION_TEXT = {
@@ -102,6 +103,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
           live.connection === 'live' && <p class="muted">Not deployed yet.</p>
         )}
       </div>
+      {latest && <DeployLog key={latest.id} deployment={latest} />}
       {live.containers.length > 0 && (
         <div class="table-scroll">
           <table aria-label="Containers">

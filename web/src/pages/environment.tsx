@@ -17,6 +17,8 @@ import { structureApi } from '../structure-api.ts';
 import { type ScopeRef, VariablesSection } from '../variables/variables-section.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { TagPicker } from './tags.tsx';
+import { LogViewer } from '../observe/log-viewer.tsx';
+import { MetricsPanel } from '../observe/metrics-panel.tsx';
 
 /** The scopes a resource of `project` inherits from, widest first. */
 export function projectAncestors(project: Project): ScopeRef[] {
@@ -73,6 +75,8 @@ export function EnvironmentPage({ id }: { id: string }) {
         />
       </section>
       <DeployControls environmentId={id} organizationId={project.data.organizationId} onDeployed={refreshPreview} />
+      <LogViewer target={{ environmentId: id }} serviceNames={Object.fromEntries((services.data ?? []).map((service) => [service.id, service.name]))} />
+      <MetricsPanel target={{ environmentId: id }} kind="containers" />
       <DeployPreviewSection preview={{ ...preview, reload: refreshPreview }} organizationId={project.data.organizationId} />
       <section aria-labelledby="services-heading">
         <h2 id="services-heading">Services</h2>

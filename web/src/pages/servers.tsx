@@ -16,7 +16,7 @@ import { type CreatedJoinToken, deployApi, type Server } from '../deploy-api.ts'
 import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
-import { usePageTitle } from '../router.tsx';
+import { Link, usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { TagPicker, useTagFilter } from './tags.tsx';
 
@@ -162,7 +162,7 @@ function ServerTable({ servers, organizationId, writable, onChanged, onDelete }:
           {servers.map((server) => (
             <tr key={server.id} data-server-status={server.status}>
               <th scope="row">
-                {server.name}
+                <Link href={`/servers/${server.id}`}>{server.name}</Link>
                 {server.isLocal && <span class="badge">Local</span>}
               </th>
               <td>

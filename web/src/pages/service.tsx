@@ -20,6 +20,8 @@ import { TagPicker } from './tags.tsx';
 import { ServiceVariables } from '../variables/service-variables.tsx';
 import { RunsAsSection } from './service-tenancy.tsx';
 import { DatabaseBindingsSection } from './service-bindings.tsx';
+import { LogViewer } from '../observe/log-viewer.tsx';
+import { MetricsPanel } from '../observe/metrics-panel.tsx';
 
 export function ServicePage({ id }: { id: string }) {
   const service = useResource(`service:${id}`, () => hostingApi.service(id));
@@ -42,6 +44,8 @@ export function ServicePage({ id }: { id: string }) {
       {project.data && <TagPicker taggable="services" id={id} organizationId={project.data.organizationId} />}
       <p class="muted">Compose service {service.data.composeServiceName}</p>
       {service.data.description && <p class="lead">{service.data.description}</p>}
+      <LogViewer target={{ serviceId: id }} />
+      <MetricsPanel target={{ serviceId: id }} kind="containers" />
       <section aria-labelledby="hostings-heading" class="stack">
         <h2 id="hostings-heading">Hostings</h2>
         <ListView list={hostings} what="hostings" empty="This service has no hostings yet.">
