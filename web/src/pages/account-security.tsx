@@ -201,9 +201,10 @@ export function PasskeysSection() {
 }
 
 function PasskeyRow({ passkey, onChanged }: { passkey: Passkey; onChanged: () => void }) {
-  const rename = useForm(['name']);
+  const rename = useForm(['name'], {}, { name: passkey.name });
   const remove = useForm([]);
-  const save = rename.onSubmit(async (values) => {
+  const save = rename.onSubmit(async (values, edited) => {
+    if (!('name' in edited)) return;
     await accountApi.renamePasskey(passkey.id, values.name!);
     onChanged();
   });
