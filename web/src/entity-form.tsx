@@ -166,7 +166,8 @@ function EditableSettings<T extends Named>(props: EntitySettingsProps<T>) {
           onConfirm={async () => {
             await props.remove();
             announceStructureChanged(what);
-            navigate(props.parentHref, { replace: true });
+            // Unsaved changes to what was just deleted (its Compose file) no longer matter.
+            navigate(props.parentHref, { replace: true, discardUnsaved: true });
           }}
         >
           <p>{props.consequence}</p>

@@ -26,7 +26,7 @@ function SignInAgain() {
     // Onwards even if the sign-out fails: signing in issues a new session anyway.
     await api.auth.signOut().catch(() => undefined);
     window.dispatchEvent(new Event(SESSION_ENDED_EVENT));
-    navigate('/sign-in');
+    navigate('/sign-in', { discardUnsaved: true });
   };
   return (
     <div class="alert" role="alert">
