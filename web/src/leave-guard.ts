@@ -44,7 +44,11 @@ export function useLeaveGuard(unsaved: string | null): void {
   }, []);
 }
 
-/** The leave waiting for the user's answer (null when none), and the call that drops it. */
+/**
+ * The leave waiting for the user's answer (null when none), and the call that drops it. A late
+ * dismissal (a closed dialog's close event arrives after its unmount) drops only its own leave,
+ * never one asked for since.
+ */
 export function usePendingLeave(): [leave: (() => void) | null, dismiss: () => void] {
   const [leave, setLeave] = useState(() => pending);
   useEffect(() => {
@@ -52,5 +56,5 @@ export function usePendingLeave(): [leave: (() => void) | null, dismiss: () => v
     listeners.add(update);
     return () => void listeners.delete(update);
   }, []);
-  return [leave, () => setPending(null)];
+  return [leave, () => pending === leave && setPending(null)];
 }
