@@ -84,7 +84,7 @@ function storedKey(keyring: KeyRing, row: Tls): string {
   try {
     return openSecret(keyring, row.privateKey, certificateKeyOwner(row.id));
   } catch {
-    throw new DomainError('secret_unreadable', 409, 'the stored private key cannot be opened with the current key ring; upload the key with the certificate', 'privateKey');
+    throw new DomainError('secret_unreadable', 'the stored private key cannot be opened with the current key ring; upload the key with the certificate', 'privateKey');
   }
 }
 

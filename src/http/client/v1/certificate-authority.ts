@@ -42,7 +42,7 @@ export const certificateAuthorityRoutes = (deps: AppDeps) =>
     .use(clientGuard(deps))
     .get('/:id/certificate-authority', ({ actor, params }) => present(readOrganizationAuthority(deps, actor, params.id)), {
       params: IdParams,
-      response: { 200: AuthoritySchema, ...errorResponses(401, 404, 422) },
+      response: { 200: AuthoritySchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: "The organization CA's root certificate, which internal certificates chain to" },
     })
     .get(
@@ -55,7 +55,7 @@ export const certificateAuthorityRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 200: v.string(), ...errorResponses(401, 404, 422) },
+        response: { 200: v.string(), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'Download the organization CA root certificate (PEM) to add to a trust store' },
       },
     );

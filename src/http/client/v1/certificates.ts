@@ -90,7 +90,7 @@ export const certificateRoutes = (deps: AppDeps) => {
       },
       {
         body: CreateBody,
-        response: { 201: CertificateSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 201: CertificateSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: "Add a certificate to the organization's TLS library (admins)" },
       },
     )
@@ -103,19 +103,19 @@ export const certificateRoutes = (deps: AppDeps) => {
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(CertificateSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(CertificateSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: "List the organization's TLS library" },
       },
     )
     .get('/:id', ({ actor, params }) => presentOne(loadCertificate(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: CertificateSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: CertificateSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a certificate (never its private key)' },
     })
     .patch('/:id', ({ actor, params, body }) => presentOne(updateCertificate(deps, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: CertificateSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 200: CertificateSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'secret_unreadable', 'validation_failed') },
       detail: {
         summary: 'Rename a certificate or replace its chain and/or key',
         description: 'A new chain alone is checked against the stored key (a renewal keeping its key); a new key alone against the stored chain.',
@@ -129,7 +129,7 @@ export const certificateRoutes = (deps: AppDeps) => {
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Delete a certificate; hostings that pinned it get an internal certificate (tlsId set null)' },
       },
     );
