@@ -164,15 +164,3 @@ export const chainPem = (chain: readonly X509Certificate[]): string => chain.map
 
 /** The key as unencrypted PKCS#8 PEM (what is sealed and what Caddy reads). */
 export const keyPem = (key: KeyObject): string => key.export({ type: 'pkcs8', format: 'pem' }).toString();
-
-/** Whether a certificate valid for `names` covers `hostname` (one wildcard label, as TLS clients match). */
-export function coversHostname(names: readonly string[], hostname: string): boolean {
-  const wanted = hostname.toLowerCase();
-  return names.some((name) => {
-    const candidate = name.toLowerCase();
-    if (candidate === wanted) return true;
-    if (!candidate.startsWith('*.') || wanted.startsWith('*.')) return false;
-    const dot = wanted.indexOf('.');
-    return dot > 0 && wanted.slice(dot) === candidate.slice(1);
-  });
-}
