@@ -186,7 +186,8 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     const sent = await patchSentBy(`variables/${ids.variable}`, () => form.getByRole('button', { name: 'Save variable' }).click());
     expect(sent).toEqual({ description: 'Says hello' });
     await expectOnlyChanged(`variables/${ids.variable}`, before, { description: 'Says hello' });
-    await page.getByRole('table', { name: 'Variables of environment live' }).getByText('hello $WORLD').waitFor();
+    const row = page.getByRole('table', { name: 'Variables of environment live' }).getByRole('row').filter({ hasText: 'GREETING' });
+    await row.filter({ hasText: 'Says hello' }).filter({ hasText: 'hello $WORLD' }).waitFor();
   }, TIMEOUT);
 
   test('a secret variable opens with an empty value; a new description keeps the sealed value', async () => {
@@ -200,6 +201,8 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     expect(sent).toEqual({ description: 'Payment provider key' });
     await expectOnlyChanged(`variables/${ids.secret}`, before, { description: 'Payment provider key' });
     expect(openedSecret('variable', 'value', ids.secret!)).toBe(SECRET_VALUE);
+    await page.getByRole('row').filter({ hasText: 'API_KEY' }).filter({ hasText: 'Payment provider key' }).waitFor();
+    await screenshot(page, 'edit-variables-saved');
     expect(await page.content()).not.toContain(SECRET_VALUE);
   }, TIMEOUT);
 
