@@ -9,9 +9,8 @@
  * - each clone joins its networks with the alias `<key>`, so `http://<key>` still resolves (the
  *   engine's DNS answers with every clone);
  * - references to `<key>` from other services are rewritten: `depends_on` and `links` name every
- *   clone, `network_mode`/`ipc`/`pid: service:<key>`, `volumes_from` and a same-file
- *   `extends.service` name the first clone (an extending service then inherits the alias too:
- *   warned).
+ *   clone, `network_mode`/`ipc`/`pid: service:<key>` and `volumes_from` name the first clone
+ *   (same-document `extends` are resolved before, by mergeCompose).
  *
  * Fixed published host ports cannot be shared by several clones on one server: warned, not refused
  * (the port may be meant for one instance while the author tries things out).
@@ -45,7 +44,7 @@ export function cloneInstances(services: JsonObject, instances: ReadonlyMap<stri
     }
   }
   for (const [key, service] of Object.entries(cloned)) {
-    if (isMapping(service)) rewriteReferences(service, key, instances, warnings);
+    if (isMapping(service)) rewriteReferences(service, instances);
   }
   return cloned;
 }
@@ -84,7 +83,7 @@ function withAlias(service: JsonObject, alias: string): JsonObject {
   return service;
 }
 
-function rewriteReferences(service: JsonObject, key: string, instances: ReadonlyMap<string, number>, warnings: string[]): void {
+function rewriteReferences(service: JsonObject, instances: ReadonlyMap<string, number>): void {
   const clonesOf = (key: string): string[] | undefined => {
     const count = instances.get(key) ?? 1;
     return count > 1 ? Array.from({ length: count }, (_, i) => cloneKey(key, i + 1)) : undefined;
@@ -118,10 +117,5 @@ function rewriteReferences(service: JsonObject, key: string, instances: Readonly
       const [name = '', ...mode] = text.split(':');
       return [first(name), ...mode].join(':');
     });
-  }
-  const extended = isMapping(service.extends) && service.extends.file === undefined ? service.extends.service : undefined;
-  if (typeof extended === 'string' && clonesOf(extended) !== undefined) {
-    service.extends = { ...(service.extends as JsonObject), service: first(extended) };
-    warnings.push(`services.${key} extends ${extended}, which runs several instances: it extends ${first(extended)} and inherits its network alias ${extended}`);
   }
 }
