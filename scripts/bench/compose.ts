@@ -126,6 +126,7 @@ function compileOnce() {
     projectId: PROJECT,
     environmentId: ENVIRONMENT,
     serverId: SERVER,
+    policy: { hostAccess: false },
     services,
     variables: resolveVariables(rows, serviceChains, SERVER),
     principals: { app: { appliedUsername: 'app', uid: 1001, gid: 1001 } },

@@ -24,7 +24,7 @@ import { injectVariables, planSecrets, type CompiledSecret } from './inject-vari
 import { composeInvalid } from './limits.ts';
 import { mergeCompose } from './merge.ts';
 import { applyPlatformLabels, type ContainerNaming, composeProjectName, customContainerName, uuidContainerName } from './naming.ts';
-import { validateCompose } from './validate.ts';
+import { type StoredPolicy, validateCompose } from './validate.ts';
 import { isMapping, type JsonObject } from './values.ts';
 import type { ResolvedVariable } from './variables.ts';
 
@@ -59,8 +59,8 @@ export interface CompileInput {
   /** Resolved variables by service id (resolveVariables). */
   variables: ReadonlyMap<string, readonly ResolvedVariable[]>;
   principals: Readonly<Record<string, CompilePrincipal>>;
-  /** Platform-owned projects may use host access (validate.ts). */
-  allowHostAccess?: boolean;
+  /** The Compose policy the merged document is held to (domain/compose/policy.ts decides it). */
+  policy: StoredPolicy;
 }
 
 /** A container row deploy pre-allocates (status pending). */
@@ -88,7 +88,7 @@ export function compile(input: CompileInput): CompileResult {
   const project = composeProjectName(input.environmentId);
   const naming = input.containerNaming ?? 'uuid';
   const merged = mergeCompose(input.base, input.overlay ?? undefined);
-  validateCompose(merged, { allowHostAccess: input.allowHostAccess === true });
+  validateCompose(merged, { policy: input.policy });
   const warnings: string[] = [];
 
   const rows = new Map(input.services.map((row) => [row.composeServiceName, row]));

@@ -9,9 +9,9 @@
  *   service's hostings oldest first, and the target server) resolved per service
  *   (src/compose/variables.ts); secrets carry no value in the provenance.
  * - Principals through the services' tenancies, by compose alias (plan-inputs.ts).
- * - compile() of base + overlay with the project's containerNaming and the organization's
- *   host-access opt-in. Secret files are opened (memory only) by planDeploy alone: the preview
- *   never opens a secret.
+ * - compile() of base + overlay with the project's containerNaming and its Compose policy
+ *   (domain/compose/policy.ts). Secret files are opened (memory only) by planDeploy alone: the
+ *   preview never opens a secret.
  */
 import { type CompileResult, compile } from '../../compose/compile.ts';
 import type { ContainerNaming } from '../../compose/naming.ts';
@@ -22,6 +22,7 @@ import type { Project, Server } from '../../db/schema/index.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
 import { dataOf, storedDocument } from '../compose/documents.ts';
+import { composePolicyOf } from '../compose/policy.ts';
 import { hostingsOfServices, servicesOfEnvironment } from '../compose/queries.ts';
 import { findEnvironment, type OwnedEnvironment } from '../environments/queries.ts';
 import { findOrganization } from '../organizations/queries.ts';
@@ -108,7 +109,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     services: services.map((row) => ({ id: row.id, composeServiceName: row.composeServiceName, options: row.options })),
     variables,
     principals,
-    allowHostAccess: organization.isHostAccessAllowed,
+    policy: composePolicyOf(db, project),
   });
   return {
     environment: { id: environment.id, projectId: project.id, organizationId: organization.id, generation: environment.generation },
