@@ -52,6 +52,8 @@ export interface Server {
   isLocal: boolean;
   status: 'connected' | 'disconnected' | string;
   lastSeenAt: string | null;
+  /** What placement constraints match (`node.labels.<key>`). */
+  labels: Record<string, string>;
   createdAt: string;
   updatedAt: string;
 }
@@ -117,6 +119,8 @@ export const deployApi = {
   servers: {
     list: (query: { organizationId: string; cursor?: string }) => call<Page<Server>>('GET', 'client/v1/servers', undefined, query),
     rename: (id: string, name: string) => call<Server>('PATCH', `client/v1/servers/${id}`, { name }),
+    /** Replaces the whole label set. */
+    setLabels: (id: string, labels: Record<string, string>) => call<Server>('PATCH', `client/v1/servers/${id}`, { labels }),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
   },
   joinTokens: {

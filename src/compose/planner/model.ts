@@ -17,6 +17,7 @@
  */
 import { composeInvalid } from '../limits.ts';
 import { isMapping, type JsonObject, type JsonValue } from '../values.ts';
+import { LABEL_KEY } from './labels.ts';
 import { type HostPort, publishedPorts } from './ports.ts';
 
 /** The most replicas one service may ask for (the same cap as a service's options.instances). */
@@ -66,7 +67,6 @@ export interface PlacementModel {
   warnings: string[];
 }
 
-const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 const CONSTRAINT = /^\s*(node\.[A-Za-z0-9._-]+)\s*(==|!=)\s*(\S(?:.*\S)?)\s*$/;
 const SUPPORTED_ATTRIBUTES = 'node.id, node.hostname or node.labels.<key>';
 
