@@ -103,8 +103,18 @@ export interface ContainerRow {
 export type ResolvedEntry = ResolvedVariable;
 
 export interface DeployPreview {
+  /** The anchor. */
   server: { id: string; name: string };
-  blocks: { serverId: string; yaml: string; containers: { containerName: string; composeServiceName: string }[]; secrets: { name: string; key: string }[] }[];
+  /** One per server of the plan, the anchor's first. */
+  blocks: {
+    serverId: string;
+    serverName: string;
+    yaml: string;
+    containers: { serviceId: string; containerName: string; composeServiceName: string; ordinal: number }[];
+    secrets: { name: string; key: string }[];
+  }[];
+  /** Servers a deploy would stop (no longer in the plan). */
+  stops: { id: string; name: string }[];
   variables: { serviceId: string; composeServiceName: string; entries: ResolvedEntry[] }[];
   warnings: string[];
 }
