@@ -5,7 +5,7 @@
  * planner reads (planner/model.ts: deploy.replicas, deploy.mode, deploy.placement.*, published
  * ports). Everything else is
  * left to Compose itself at deploy. Works on base and overlay documents alike: merge tags are
- * unwrapped and `!reset` entries skipped. Throws DomainError('compose_invalid', 422, ...).
+ * unwrapped and `!reset` entries skipped. Throws DomainError('compose_invalid', ...).
  */
 import { entriesOf, expectMapping, isReset, plain } from './checks.ts';
 import { checkResourceHostAccess, checkServiceHostAccess } from './host-access.ts';

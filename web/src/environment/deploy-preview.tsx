@@ -5,6 +5,7 @@
  * service where each variable comes from, secrets masked. A 409 server_placement_required says
  * how to fix it; a planner refusal shows the planner's own message.
  */
+import { PLACEMENT_REFUSAL_CODES } from '../../../src/contract/errors.ts';
 import type { ApiError } from '../api.ts';
 import { LoadFailed, Loading } from '../data.tsx';
 import type { DeployPreview, ResolvedEntry } from '../deploy-api.ts';
@@ -12,15 +13,7 @@ import { useCanWrite } from '../role.tsx';
 
 export const PIN_ANCHOR = 'server-pin';
 
-/** The planner's refusal codes (the specification's Errors). */
-export const PLACEMENT_REFUSALS = new Set([
-  'no_eligible_server',
-  'constraint_unsatisfiable',
-  'colocation_conflict',
-  'host_port_conflict',
-  'max_replicas_per_node_exceeded',
-  'turbofabric_required',
-]);
+export const PLACEMENT_REFUSALS: ReadonlySet<string> = new Set(PLACEMENT_REFUSAL_CODES);
 
 /** A plan the planner refused: its message names the service and the rule. */
 export function PlacementRefused({ error }: { error: ApiError }) {

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../../app.ts';
 import type { ResolvedVariable } from '../../../compose/variables.ts';
 import { type PreparedDeploy, prepareDeploy } from '../../../domain/deploy/plan.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { PLACEMENT_REFUSAL_CODES } from '../../../contract/errors.ts';
 import { errorResponses, IdParams } from '../../schemas.ts';
 
 const Source = v.object({ variableId: v.string(), scope: v.string(), scopeId: v.string() });
@@ -83,7 +84,7 @@ export const deployPreviewRoutes = (deps: AppDeps) =>
     .use(clientGuard(deps))
     .get('/:id/deploy-preview', ({ actor, params }) => present(prepareDeploy(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: PreviewSchema, ...errorResponses(401, 404, 409, 422) },
+      response: { 200: PreviewSchema, ...errorResponses('unauthenticated', 'not_found', 'server_placement_required', 'secret_unreadable', 'compose_invalid', 'validation_failed', ...PLACEMENT_REFUSAL_CODES) },
       detail: {
         summary: 'Preview the plan of a deploy: one compiled runtime document per server; enqueues nothing',
         description:

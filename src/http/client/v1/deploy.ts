@@ -19,6 +19,7 @@ import { planDeploy } from '../../../domain/deploy/plan.ts';
 import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { PLACEMENT_REFUSAL_CODES } from '../../../contract/errors.ts';
 import { errorResponses, IdParams } from '../../schemas.ts';
 import { DeploymentSchema, presentDeployment } from './deployments.ts';
 
@@ -61,7 +62,7 @@ export const deployRoutes = (deps: AppDeps) => {
     .post(
       '/:id/deploy',
       ({ actor, params, body, set }) => {
-        if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 501, 'deploying a source ref is not supported', 'ref');
+        if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 'deploying a source ref is not supported', 'ref');
         const plan = planDeploy(deps, actor, params.id, 'write');
         const enqueued = commitDeploy(deps, plan);
         announce(deps, enqueued);
@@ -71,7 +72,7 @@ export const deployRoutes = (deps: AppDeps) => {
       {
         params: IdParams,
         body: DeployBody,
-        response: { 202: DeployedSchema, ...errorResponses(401, 403, 404, 409, 422, 501) },
+        response: { 202: DeployedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'server_placement_required', 'server_key_missing', 'secret_unreadable', 'compose_invalid', 'validation_failed', 'source_ref_unsupported', ...PLACEMENT_REFUSAL_CODES) },
         detail: {
           summary: 'Deploy the environment: plan, compile one document per server, pre-allocate containers and queue a command for each server',
           description:
@@ -86,13 +87,13 @@ export const deployRoutes = (deps: AppDeps) => {
     .post('/:id/stop', teardown('stop'), {
       params: IdParams,
       body: NoBody,
-      response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
       detail: { summary: "Stop the environment's containers on every server it runs on (volumes kept)" },
     })
     .post('/:id/destroy', teardown('destroy'), {
       params: IdParams,
       body: NoBody,
-      response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
       detail: { summary: "Destroy the environment's containers and volumes on every server it runs on" },
     });
 };
