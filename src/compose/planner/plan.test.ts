@@ -370,7 +370,8 @@ describe('planPlacement', () => {
       const input = inputOf(c);
       if (c.refusal) {
         const error = refusalOf(input);
-        expect({ code: error.code, status: error.status, path: error.path }).toEqual({ code: c.refusal.code, status: c.refusal.status, path: c.refusal.path });
+        const actual: { code: string; status: number; path?: string } = { code: error.code, status: error.status, path: error.path };
+        expect(actual).toEqual({ code: c.refusal.code, status: c.refusal.status, path: c.refusal.path });
         if (c.refusal.message) expect(error.message).toMatch(c.refusal.message);
         return;
       }
