@@ -21,7 +21,7 @@ import type { Subprocess } from 'bun';
 import { TEST_KEY_RING } from '../harness.ts';
 import { chromiumMissing, launchChromium, screenshot } from './browser.ts';
 import { type FleetLab, type LabHost, startFleetLab } from './fleet-lab.ts';
-import { completeInstall, freePort, type Session } from './panel-api.ts';
+import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 
 const STEP_TIMEOUT_MS = 180_000;
@@ -86,15 +86,7 @@ describe.skipIf(!lab)('placement over three real servers', () => {
   let projectId = '';
   const serviceIds: Record<string, string> = {};
 
-  async function api(method: string, path: string, body?: unknown) {
-    const res = await fetch(`${url}/api/client/v1${path}`, {
-      method,
-      headers: { cookie: session.cookie, origin: url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
-  }
+  const api = (method: string, path: string, body?: unknown) => clientApi(session, method, path, body);
 
   /** Polls every 200 ms until `check` answers a value, for at most WAIT_MS; the error carries the logs. */
   async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
