@@ -1,14 +1,17 @@
 /**
  * Validation of a Compose model at save: the caps of limits.ts, the shape Panel relies on (root
- * mapping, services as a mapping of mappings), the x-panel extension (x-panel.ts) and the
- * Compose policy (policy/), which classifies every key of the specification. Works on base
- * and overlay documents alike: merge tags are unwrapped and `!reset` entries skipped. Throws
- * DomainError('compose_invalid', ...).
+ * mapping, services as a mapping of mappings), the x-panel extension (x-panel.ts), the Compose
+ * policy (policy/), which classifies every key of the specification, and what the placement
+ * planner reads (planner/model.ts: deploy.replicas, deploy.mode, deploy.placement.*, published
+ * ports). Works on base and overlay documents alike: merge tags are unwrapped and `!reset`
+ * entries skipped. Throws DomainError('compose_invalid', ...).
  */
 import { entriesOf, expectMapping, isReset, plain } from './checks.ts';
 import { assertDepth, assertServiceCount, type ComposeLimits, composeInvalid, resolveLimits } from './limits.ts';
+import { readServicePlacement } from './planner/model.ts';
 import { checkComposePolicy, type PolicyOptions } from './policy/index.ts';
-import { isMapping, joinPath } from './values.ts';
+import { withoutMergeTags } from './tags.ts';
+import { isMapping, type JsonObject, joinPath } from './values.ts';
 import { validateRootXPanel, validateServiceXPanel } from './x-panel.ts';
 
 /** The policy a stored document is held to (the form is always `stored`). */
@@ -45,6 +48,8 @@ export function validateCompose(data: unknown, options: ComposeValidationOptions
     const path = joinPath('services', name);
     const xPanel = expectMapping(service, path)['x-panel'];
     if (xPanel !== undefined && !isReset(xPanel)) validateServiceXPanel(plain(xPanel), joinPath(path, 'x-panel'), principals);
+    // What the planner reads (deploy.replicas, mode, placement.*, published ports) must be something it can honour.
+    readServicePlacement(name, withoutMergeTags(service) as JsonObject);
   }
   checkComposePolicy(data, { ...policy, form: 'stored' });
   return { principals };

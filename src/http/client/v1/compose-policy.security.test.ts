@@ -11,7 +11,7 @@ import { fromJson, parseComposeText } from '../../../compose/document.ts';
 import { mergeCompose } from '../../../compose/merge.ts';
 import { POLICY_CORPUS, type PolicyCase } from '../../../compose/policy/corpus/index.ts';
 import { isMapping, type JsonObject } from '../../../compose/values.ts';
-import { environment, organization, project } from '../../../db/schema/index.ts';
+import { environment, organization, project, server } from '../../../db/schema/index.ts';
 import { insertService } from '../../../domain/compose/queries.ts';
 import { clientAs, rawRow } from '../../../../test/client.ts';
 import { createTestApp } from '../../../../test/harness.ts';
@@ -23,6 +23,8 @@ async function setup() {
   const t = createTestApp();
   const owner = createOwner(t);
   const tree = seedTree(t, owner.organizationId);
+  // Connected and labelled, so the planner can place the corpus's replicated services (deploy.replicas, deploy.placement).
+  t.db.update(server).set({ status: 'connected', labels: { region: 'eu', zone: 'eu-1' } }).where(eq(server.id, tree.serverId)).run();
   const admin = clientAs(t, owner);
   const newProject = async (name: string) => {
     const projectId: string = (await admin('POST', '/projects', { workspaceId: tree.workspaceId, name })).json.id;
