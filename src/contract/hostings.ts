@@ -5,7 +5,7 @@ import { hostingProtocols, ipScopes } from './enums.ts';
 
 const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** A DNS name (IDNs as punycode), optionally a `*.` wildcard. */
-const Hostname = v.pipe(
+export const Hostname = v.pipe(
   v.string(),
   v.maxLength(253, 'must be at most 253 characters'),
   v.regex(new RegExp(`^(?:\\*\\.)?(?:${DNS_LABEL}\\.)*${DNS_LABEL}$`), 'must be a DNS name'),

@@ -14,6 +14,8 @@ export type { AccountSession, ApiToken, Ceremony, Hosting, HostingOptions, Passk
 /** The entities the console tags. */
 export type Taggable = Extract<TaggableCollection, 'servers' | 'workspaces' | 'projects' | 'environments' | 'services'>;
 
+export type HostingChanges = HostingUpdate;
+
 const V1 = 'client/v1';
 type Cursor = { cursor?: string };
 

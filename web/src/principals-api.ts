@@ -9,6 +9,7 @@ import type { Binding, BindingCreate, BindingUpdate, Managed, ManagedCreate, Man
 
 export type { Binding, Principal, Shell, Tenancy, WrittenPrincipal };
 export type ManagedCluster = Managed;
+export type BindingSettings = BindingUpdate;
 export type Engine = ManagedEngine;
 /** What the cluster form sends on create (with organizationId and engine) and update. */
 export type ClusterFields = Omit<ManagedCreate, 'organizationId' | 'engine'> & ManagedUpdate;
