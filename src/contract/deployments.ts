@@ -45,23 +45,29 @@ const ResolvedEntry = v.object({
   shadowed: v.array(Source),
 });
 
+const ServerRef = v.object({ id: v.string(), name: v.string() });
+
 export const DeployPreview = v.object({
-  server: v.object({ id: v.string(), name: v.string() }),
-  /** The `x-panel.placement.server_id` the compiler records in the runtime document. */
+  /** The anchor: the environment pin or the project default. */
+  server: ServerRef,
+  /** The `x-panel.placement.server_id` the compiler records in the anchor's runtime document. */
   placementServerId: v.string(),
-  /** One block per server the plan places work on (today: the anchor server). */
+  /** One block per server the plan places work on, the anchor's first (none when nothing is placed). */
   blocks: v.array(
     v.object({
       serverId: v.string(),
-      /** The runtime compose.yaml; secrets only as ./secrets/<name> files. */
+      serverName: v.string(),
+      /** The runtime compose.yaml of that server (its `x-panel.placement.server_id` names it); secrets only as ./secrets/<name> files. */
       yaml: v.string(),
       containers: v.array(
         v.object({ serviceId: v.string(), composeServiceName: v.string(), containerName: v.string(), role: v.picklist(containerRoles), ordinal: v.number() }),
       ),
-      /** Secret files the daemon would receive; never their values. */
+      /** Secret files that server's daemon would receive; never their values. */
       secrets: v.array(v.object({ name: v.string(), serviceId: v.string(), key: v.string() })),
     }),
   ),
+  /** Servers that ran the environment and drop out of the plan: a deploy stops the project there. */
+  stops: v.array(ServerRef),
   /** Per service, where each variable comes from; secret values are null. */
   variables: v.array(v.object({ serviceId: v.string(), composeServiceName: v.string(), entries: v.array(ResolvedEntry) })),
   warnings: v.array(v.string()),

@@ -29,6 +29,8 @@ export const deployApi = {
   servers: {
     list: (query: { organizationId: string; cursor?: string }) => call<Page<Server>>('GET', 'client/v1/servers', undefined, query),
     rename: (id: string, name: string) => call<Server>('PATCH', `client/v1/servers/${id}`, { name }),
+    /** Replaces the whole label set. */
+    setLabels: (id: string, labels: Record<string, string>) => call<Server>('PATCH', `client/v1/servers/${id}`, { labels }),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
   },
   joinTokens: {

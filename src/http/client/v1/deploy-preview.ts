@@ -6,22 +6,22 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { IdParams } from '../../../contract/common.ts';
 import { errorResponses } from '../../schemas.ts';
 import { DeployPreview } from '../../../contract/deployments.ts';
+import { PLACEMENT_REFUSAL_CODES } from '../../../contract/errors.ts';
 
 const entry = (variable: ResolvedVariable) => ({ ...variable, value: variable.isSecret ? null : variable.value });
 
 function present(plan: PreparedDeploy) {
-  const { compiled } = plan;
   return {
     server: { id: plan.server.id, name: plan.server.name },
     placementServerId: plan.server.id,
-    blocks: [
-      {
-        serverId: plan.server.id,
-        yaml: compiled.yaml,
-        containers: compiled.containers,
-        secrets: compiled.secrets.map(({ name, serviceId, key }) => ({ name, serviceId, key })),
-      },
-    ],
+    blocks: plan.compiled.documents.map((document, i) => ({
+      serverId: document.serverId,
+      serverName: plan.servers[i]!.name,
+      yaml: document.yaml,
+      containers: document.containers,
+      secrets: document.secrets.map(({ name, serviceId, key }) => ({ name, serviceId, key })),
+    })),
+    stops: plan.dropped.map(({ id, name }) => ({ id, name })),
     variables: plan.services.map(({ id, composeServiceName }) => ({
       serviceId: id,
       composeServiceName,
@@ -37,8 +37,12 @@ export const deployPreviewRoutes = (deps: AppDeps) =>
     .use(clientGuard(deps))
     .get('/:id/deploy-preview', ({ actor, params }) => present(prepareDeploy(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: DeployPreview, ...errorResponses('unauthenticated', 'not_found', 'server_placement_required', 'secret_unreadable', 'compose_invalid', 'validation_failed') },
+      response: { 200: DeployPreview, ...errorResponses('unauthenticated', 'not_found', 'server_placement_required', 'secret_unreadable', 'compose_invalid', 'validation_failed', ...PLACEMENT_REFUSAL_CODES) },
       detail: {
-        summary: 'Preview the compiled runtime document of a deploy (409 server_placement_required without a pin or project default)',
+        summary: 'Preview the plan of a deploy: one compiled runtime document per server; enqueues nothing',
+        description:
+          '409 `server_placement_required` without a pin or project default; the planner refuses as the deploy would ' +
+          '(409 `no_eligible_server`; 422 `constraint_unsatisfiable`, `colocation_conflict`, `host_port_conflict`, ' +
+          '`max_replicas_per_node_exceeded`, `turbofabric_required`).',
       },
     });

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
 import { type Server } from '../../../db/schema/index.ts';
-import { deleteServer, listServers, loadServer, renameServer } from '../../../domain/servers/service.ts';
+import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
 import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
@@ -21,6 +21,7 @@ export const presentServer = (row: Server) => ({
   flag: row.flag,
   flaggedAt: isoOrNull(row.flaggedAt),
   daemonKeyId: row.daemonKeyId,
+  labels: row.labels,
   ...timestampsOf(row),
 });
 
@@ -47,7 +48,7 @@ export const serverRoutes = (deps: AppDeps) =>
     .patch(
       '/:id',
       ({ actor, params, body }) => {
-        const row = renameServer(deps.db, actor, params.id, body.name);
+        const row = updateServer(deps.db, actor, params.id, body);
         deps.hub.feed.server(row);
         return presentServer(row);
       },
@@ -55,7 +56,7 @@ export const serverRoutes = (deps: AppDeps) =>
         params: IdParams,
         body: ServerUpdate,
         response: { 200: ServerResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: 'Rename a server' },
+        detail: { summary: 'Rename a server or replace its labels (organization admins)' },
       },
     )
     .delete(
