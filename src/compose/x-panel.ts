@@ -8,7 +8,7 @@
  *         username: app           # optional, defaults to the alias; same pattern, at most 32 chars
  *         uid: 1001               # optional, 1..2147483647 (0, root, only with allowHostAccess)
  *         gid: 1001               # optional, same range
- *         shell: /usr/sbin/nologin  # optional, one of PRINCIPAL_SHELLS
+ *         shell: /usr/sbin/nologin  # optional, one of `shells` (src/contract/enums.ts)
  *         description: text       # optional
  *   `placement` is refused: placement lives on the environment row only.
  *
@@ -33,6 +33,7 @@
  *         description: text
  * Any other key under x-panel is refused.
  */
+import { hostingProtocols, ipScopes, shells } from '../contract/enums.ts';
 import { isUuid } from '../lib/ids.ts';
 import {
   entriesOf,
@@ -49,10 +50,7 @@ import { composeInvalid } from './limits.ts';
 import { type JsonObject, type JsonValue, joinPath } from './values.ts';
 
 export const SERVICE_KINDS = ['web', 'worker', 'database', 'cache', 'cron', 'other'] as const;
-export const HOSTING_PROTOCOLS = ['http', 'tcp', 'udp'] as const;
-export const HOSTING_BINDS = ['public', 'datacenter', 'local'] as const;
 export const TLS_MODES = ['auto', 'internal', 'none'] as const;
-export const PRINCIPAL_SHELLS = ['/usr/sbin/nologin', '/bin/false', '/bin/sh', '/bin/bash', '/usr/bin/bash', '/usr/bin/zsh'] as const;
 
 const ROOT_KEYS = ['principals'] as const;
 const SERVICE_KEYS = ['serviceKind', 'principal', 'hosting', 'source', 'php', 'cron'] as const;
@@ -91,7 +89,7 @@ function validatePrincipal(principal: JsonObject, path: string, allowHostAccess:
     const keyPath = joinPath(path, key);
     if (key === 'username') expectString(value, keyPath, { pattern: ALIAS, max: 32, what: 'a user name' });
     if (key === 'uid' || key === 'gid') expectInteger(value, keyPath, allowHostAccess ? 0 : 1, MAX_ID);
-    if (key === 'shell') expectOneOf(value, keyPath, PRINCIPAL_SHELLS);
+    if (key === 'shell') expectOneOf(value, keyPath, shells);
     if (key === 'description') expectString(value, keyPath, { max: 1000 });
   }
 }
@@ -131,7 +129,7 @@ function validateHosting(value: JsonValue, path: string): void {
   const hosting = expectMapping(value, path);
   expectKnownKeys(hosting, path, HOSTING_KEYS);
   const at = (key: string) => joinPath(path, key);
-  const protocol = hosting.protocol === undefined ? 'http' : expectOneOf(plain(hosting.protocol), at('protocol'), HOSTING_PROTOCOLS);
+  const protocol = hosting.protocol === undefined ? 'http' : expectOneOf(plain(hosting.protocol), at('protocol'), hostingProtocols);
   const hostnames: string[] = [];
   if (hosting.hostname !== undefined) hostnames.push(expectHostname(plain(hosting.hostname), at('hostname')));
   if (hosting.hostnames !== undefined) {
@@ -141,7 +139,7 @@ function validateHosting(value: JsonValue, path: string): void {
   }
   if (hosting.targetPort !== undefined) expectInteger(plain(hosting.targetPort), at('targetPort'), 1, 65535);
   if (hosting.port !== undefined) expectInteger(plain(hosting.port), at('port'), 1, 65535);
-  if (hosting.bind !== undefined) expectOneOf(plain(hosting.bind), at('bind'), HOSTING_BINDS);
+  if (hosting.bind !== undefined) expectOneOf(plain(hosting.bind), at('bind'), ipScopes);
   if (hosting.description !== undefined) expectString(plain(hosting.description), at('description'), { max: 1000 });
   if (hosting.pathPrefix !== undefined) {
     expectString(plain(hosting.pathPrefix), at('pathPrefix'), { pattern: /^\/\S*$/, max: 1024, what: 'a path starting with /' });

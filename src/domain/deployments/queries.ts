@@ -143,7 +143,7 @@ export const markDeploymentRunning = (db: Queryable, id: string): Deployment | n
   preparedOnce(db, toRunning).get({ id, error: null, now: Date.now() }) ?? null;
 
 /** queued|running -> succeeded | failed with the daemon's error; the row when it changed, else null. */
-export const finishDeployment = (db: Queryable, id: string, ok: boolean, error: string | null): Deployment | null =>
+const finishDeployment = (db: Queryable, id: string, ok: boolean, error: string | null): Deployment | null =>
   preparedOnce(db, ok ? toSucceeded : toFailed).get({ id, error: ok ? null : error, now: Date.now() }) ?? null;
 
 /** Every container row of the environment's services (a subscriber's first snapshot). */
