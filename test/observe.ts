@@ -3,7 +3,7 @@
  * observability features) and a container row, and builders for the frames a daemon sends.
  */
 import { container, type ContainerRole } from '../src/db/schema/index.ts';
-import type { ContainerLines, Frame, Line } from '../src/daemon/protocol.ts';
+import type { ContainerLines, Frame, Line } from '../src/contract/daemon-protocol.ts';
 import { enrolledServer, FakeSocket, helloFrame } from './daemon.ts';
 import { createTestApp, type TestApp } from './harness.ts';
 import { createOwner } from './identity.ts';

@@ -30,13 +30,13 @@ function assertMayRead(deps: AppDeps, request: Request, peer: string | null): vo
   if (token !== null) {
     const given = Buffer.from(bearerOf(request) ?? '');
     const wanted = Buffer.from(token);
-    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new DomainError('unauthenticated', 401, 'GET /metrics needs Authorization: Bearer <PANEL_METRICS_TOKEN>');
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new DomainError('unauthenticated', 'GET /metrics needs Authorization: Bearer <PANEL_METRICS_TOKEN>');
     return;
   }
   // No peer: app.handle() in tests or the unix socket, both on this host.
   const local = peer === null || LOOPBACK.test(peer);
   if (!local || PROXY_HEADERS.some((header) => request.headers.has(header))) {
-    throw new DomainError('forbidden', 403, 'GET /metrics answers only on this host without a proxy; set PANEL_METRICS_TOKEN to read it from elsewhere');
+    throw new DomainError('forbidden', 'GET /metrics answers only on this host without a proxy; set PANEL_METRICS_TOKEN to read it from elsewhere');
   }
 }
 
@@ -100,7 +100,7 @@ export const prometheusRoutes = (deps: AppDeps) =>
       return new Response(render(deps), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
     },
     {
-      response: { 200: v.string(), ...errorResponses(401, 403) },
+      response: { 200: v.string(), ...errorResponses('unauthenticated', 'forbidden') },
       detail: {
         summary: "The control plane's own metrics (Prometheus text format)",
         description:

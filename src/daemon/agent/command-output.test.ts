@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { type Frame, parseFrame } from '../protocol.ts';
+import { type Frame, parseFrame } from '../../contract/daemon-protocol.ts';
 import { CommandOutput, HEAD_LINES, TAIL_LINES } from './command-output.ts';
 import type { FrameLink } from './log-collector.ts';
 

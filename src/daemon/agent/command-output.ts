@@ -5,7 +5,7 @@
  * (what explains a failure is nearly always at the start or at the end). Lines wait while the
  * hub cannot take them; `finish` sends what is left, just before the command's result.
  */
-import { encodeFrame, type Line, type LogStream, type OutputFrame } from '../protocol.ts';
+import { encodeFrame, type Line, type LogStream, type OutputFrame } from '../../contract/daemon-protocol.ts';
 import type { FrameLink } from './log-collector.ts';
 import { capLine } from './log-stream.ts';
 

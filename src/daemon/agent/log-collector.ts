@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../lib/logger.ts';
-import { type ContainerLines, encodeFrame, FrameError, type LogsFrame, type ObservabilityFeature } from '../protocol.ts';
+import { type ContainerLines, encodeFrame, FrameError, type LogsFrame, type ObservabilityFeature } from '../../contract/daemon-protocol.ts';
 import type { ContainerDirectory, KnownContainer } from './containers.ts';
 import { type DockerEngine, EngineError } from './engine.ts';
 import { writePrivateFile } from './identity.ts';

@@ -9,7 +9,7 @@
  *   containers; a reader finding it full waits (the engine keeps the lines in its log file)
  *   until the sender has drained it below half.
  */
-import type { ContainerLines, Line } from '../protocol.ts';
+import type { ContainerLines, Line } from '../../contract/daemon-protocol.ts';
 
 export interface LogLimits {
   ratePerSecond: number;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { MAX_LINE_LENGTH } from '../protocol.ts';
+import { MAX_LINE_LENGTH } from '../../contract/daemon-protocol.ts';
 import { compareCursors, LogStreamParser, splitTimestamp } from './log-stream.ts';
 
 /** One multiplexed frame as the Engine API sends it without a TTY. */

@@ -4,7 +4,7 @@
  * one log message per frame. With a TTY it is raw stdout. Every line starts with its
  * RFC 3339 timestamp (nanoseconds) and a space.
  */
-import { type LogStream, MAX_LINE_LENGTH } from '../protocol.ts';
+import { type LogStream, MAX_LINE_LENGTH } from '../../contract/daemon-protocol.ts';
 
 export interface ParsedLine {
   /** Epoch milliseconds. */

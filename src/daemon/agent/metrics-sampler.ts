@@ -8,7 +8,7 @@
 import { statfs } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import type { Logger } from '../../lib/logger.ts';
-import { type ContainerSample, encodeFrame, type HostSample, type MetricsFrame } from '../protocol.ts';
+import { type ContainerSample, encodeFrame, type HostSample, type MetricsFrame } from '../../contract/daemon-protocol.ts';
 import { type CgroupMounts, type ContainerCounters, readContainerCounters, readHostCounters, readMounts } from './cgroups.ts';
 import type { ContainerDirectory } from './containers.ts';
 import type { FrameLink } from './log-collector.ts';

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Logger } from '../../lib/logger.ts';
-import { encodeFrame, type ObservabilityFeature, PROJECT_NAME_PATTERN } from '../protocol.ts';
+import { encodeFrame, type ObservabilityFeature, PROJECT_NAME_PATTERN } from '../../contract/daemon-protocol.ts';
 import { watchContainerEvents } from './container-events.ts';
 import { ContainerDirectory } from './containers.ts';
 import type { DockerCli } from './docker-cli.ts';

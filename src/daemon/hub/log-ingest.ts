@@ -11,7 +11,7 @@ import type { Queryable } from '../../domain/shared/database.ts';
 import { droppedMarker, type LineStream, type StoredLine, streamCode } from '../../domain/logs/lines.ts';
 import { insertChunk, organizationsWithLogs, pruneOrganization, retainedBytes, type RetentionLimits, retentionOf } from '../../domain/logs/store.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { LogsFrame } from '../protocol.ts';
+import type { LogsFrame } from '../../contract/daemon-protocol.ts';
 import { Listeners } from './feed.ts';
 import type { DaemonOf } from './outcomes.ts';
 import { type ResolvedSlot, SlotResolver } from './slots.ts';

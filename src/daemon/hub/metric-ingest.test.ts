@@ -12,7 +12,7 @@ import { pointsOf, RETENTION_MS, seriesOf } from '../../domain/metrics/store.ts'
 import { createOwner } from '../../../test/identity.ts';
 import { observedWorld, slot } from '../../../test/observe.ts';
 import { seedTree } from '../../../test/seed.ts';
-import type { ContainerSample, HostSample } from '../protocol.ts';
+import type { ContainerSample, HostSample } from '../../contract/daemon-protocol.ts';
 import { metricKey, MIN_SAMPLE_GAP_MS } from './metric-ingest.ts';
 
 const HOST: HostSample = { cpuCount: 4, cpu: 1, memoryUsed: 1_000, memoryTotal: 8_000, diskUsed: 10, diskTotal: 100, load1: 0.5, load5: 0.4, load15: 0.3 };

@@ -11,7 +11,7 @@ import type { MetricPoint } from '../../db/schema/index.ts';
 import { insertSample, type PointValues, prunePoints, rollup, seriesId } from '../../domain/metrics/store.ts';
 import type { Queryable } from '../../domain/shared/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { MetricsFrame } from '../protocol.ts';
+import type { MetricsFrame } from '../../contract/daemon-protocol.ts';
 import { Listeners } from './feed.ts';
 import type { DaemonOf } from './outcomes.ts';
 import { SlotResolver } from './slots.ts';

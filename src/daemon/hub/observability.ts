@@ -20,7 +20,7 @@ import { findCommand, OPEN_COMMAND_STATUSES } from '../../domain/commands/servic
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { HttpTelemetry } from '../../lib/telemetry.ts';
-import type { OutputFrame, ReportFrame } from '../protocol.ts';
+import type { OutputFrame, ReportFrame } from '../../contract/daemon-protocol.ts';
 import { Listeners } from './feed.ts';
 import { LogIngest } from './log-ingest.ts';
 import { MetricIngest } from './metric-ingest.ts';

@@ -12,9 +12,8 @@ import { environment } from './environment.ts';
 import { organization } from './organization.ts';
 import { server } from './server.ts';
 import { service } from './service.ts';
+import { eventSeverities } from '../../contract/enums.ts';
 
-export const eventSeverities = ['info', 'warning', 'error'] as const;
-export type EventSeverity = (typeof eventSeverities)[number];
 
 export const event = sqliteTable(
   'event',

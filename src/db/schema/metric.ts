@@ -10,10 +10,8 @@ import { check, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex
 import { container } from './container.ts';
 import { organization } from './organization.ts';
 import { server } from './server.ts';
+import { metricResolutions } from '../../contract/enums.ts';
 
-/** Seconds per point: 0 is a raw sample. */
-export const metricResolutions = [0, 300, 3600] as const;
-export type MetricResolution = (typeof metricResolutions)[number];
 
 export const metricSeries = sqliteTable(
   'metric_series',

@@ -10,6 +10,7 @@ import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-o
 import { boolean, booleanCheck, enumCheck, id, isSealedSecret, timestampMs, timestamps, uuidV7Check } from './columns.ts';
 import { event } from './event.ts';
 import { organization } from './organization.ts';
+import { webhookDeliveryStatuses } from '../../contract/enums.ts';
 
 export const webhook = sqliteTable(
   'webhook',
@@ -36,8 +37,6 @@ export const webhook = sqliteTable(
   ],
 );
 
-export const webhookDeliveryStatuses = ['pending', 'delivered', 'failed'] as const;
-export type WebhookDeliveryStatus = (typeof webhookDeliveryStatuses)[number];
 
 export const webhookDelivery = sqliteTable(
   'webhook_delivery',

@@ -7,7 +7,7 @@
  */
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { deployment, deploymentLog } from '../../db/schema/index.ts';
-import type { Line } from '../../daemon/protocol.ts';
+import type { Line } from '../../contract/daemon-protocol.ts';
 import { type LineStream, omittedMarker, streamCode, streamOf } from '../logs/lines.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 

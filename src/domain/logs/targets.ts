@@ -27,7 +27,7 @@ export interface ResolvedTarget {
 /** Exactly one of the ids, as the request named it. */
 export function targetOf(query: { containerId?: string; serviceId?: string; environmentId?: string }): TargetRef {
   const given = [query.containerId, query.serviceId, query.environmentId].filter((id) => id !== undefined);
-  if (given.length !== 1) throw new DomainError('validation_failed', 422, 'name exactly one of containerId, serviceId and environmentId', 'serviceId');
+  if (given.length !== 1) throw new DomainError('validation_failed', 'name exactly one of containerId, serviceId and environmentId', 'serviceId');
   if (query.containerId !== undefined) return { containerId: query.containerId };
   if (query.serviceId !== undefined) return { serviceId: query.serviceId };
   return { environmentId: query.environmentId! };

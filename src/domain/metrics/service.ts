@@ -31,7 +31,7 @@ export interface MetricTargetQuery {
 export function metricSubjects(db: Queryable, actor: Actor, query: MetricTargetQuery) {
   if (query.serverId !== undefined) {
     if (query.containerId !== undefined || query.serviceId !== undefined || query.environmentId !== undefined) {
-      throw new DomainError('validation_failed', 422, 'name exactly one of serverId, containerId, serviceId and environmentId', 'serverId');
+      throw new DomainError('validation_failed', 'name exactly one of serverId, containerId, serviceId and environmentId', 'serverId');
     }
     const server = findServer(db, query.serverId);
     if (!server) throw notFound('server');

@@ -50,15 +50,15 @@ function checkInput(input: WebhookInput, policy: NetworkPolicy): void {
   try {
     url = checkWebhookUrl(input.url);
   } catch (error) {
-    throw new DomainError('validation_failed', 422, `url ${(error as DestinationRefused).message}`, 'url');
+    throw new DomainError('validation_failed', `url ${(error as DestinationRefused).message}`, 'url');
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) ? host : host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : null;
   if (literal && !isAllowedAddress(literal, policy)) {
-    throw new DomainError('webhook_destination_refused', 422, `${host} is outside the networks the operator allows for webhooks (PANEL_WEBHOOK_ALLOWED_NETWORKS)`, 'url');
+    throw new DomainError('webhook_destination_refused', `${host} is outside the networks the operator allows for webhooks (PANEL_WEBHOOK_ALLOWED_NETWORKS)`, 'url');
   }
   for (const [index, kind] of (input.eventKinds ?? []).entries()) {
-    if (!FAMILY_OR_KIND.test(kind)) throw new DomainError('validation_failed', 422, 'must be an event kind or family', `eventKinds.${index}`);
+    if (!FAMILY_OR_KIND.test(kind)) throw new DomainError('validation_failed', 'must be an event kind or family', `eventKinds.${index}`);
   }
 }
 

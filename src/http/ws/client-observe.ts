@@ -18,6 +18,7 @@
  * Lines and points are shaped as GET /logs, /deployments/:id/logs and /metrics answer them.
  */
 import type { AppDeps } from '../../app.ts';
+import type { ObserveTopic } from '../../contract/live.ts';
 import { liveKey, type LiveLines } from '../../daemon/hub/log-ingest.ts';
 import { type LivePoint, metricKey } from '../../daemon/hub/metric-ingest.ts';
 import { authorize } from '../../domain/actor.ts';
@@ -25,21 +26,13 @@ import { deploymentLogOf } from '../../domain/deployments/logs.ts';
 import { loadDeployment } from '../../domain/deployments/service.ts';
 import { listEventsOf } from '../../domain/events/queries.ts';
 import { pageBackward } from '../../domain/logs/query.ts';
-import { loadTarget, type TargetRef } from '../../domain/logs/targets.ts';
+import { loadTarget, targetOf } from '../../domain/logs/targets.ts';
 import { metricSubjects } from '../../domain/metrics/service.ts';
 import { presentDeployment, presentDeploymentLogLine } from '../client/v1/deployments.ts';
 import { presentEvent } from '../client/v1/events.ts';
 import { presentLogLine } from '../client/v1/logs.ts';
 import { presentPoint } from '../client/v1/metrics.ts';
 
-export const OBSERVE_TOPICS = ['logs', 'deploymentLog', 'metrics', 'events'] as const;
-export type ObserveTopic =
-  | ({ topic: 'logs'; tail?: number } & TargetRef)
-  | { topic: 'deploymentLog'; deploymentId: string }
-  | ({ topic: 'metrics' } & (TargetRef | { serverId: string }))
-  | { topic: 'events'; organizationId: string };
-
-export const DEFAULT_TAIL = 200;
 const SNAPSHOT_EVENTS = 20;
 /** A socket holding this much unsent is behind: live log lines are counted, not queued. */
 const MAX_SOCKET_BUFFER = 1024 * 1024;
@@ -76,11 +69,11 @@ export function listenObserved(deps: AppDeps, socket: ObserveSocket, actor: Para
 
   switch (topic.topic) {
     case 'logs': {
-      const target = loadTarget(deps.db, actor, topic);
+      const target = loadTarget(deps.db, actor, targetOf(topic));
       observe.logs.flush();
-      const tail = topic.tail ?? DEFAULT_TAIL;
+      const tail = topic.tail;
       const snapshot = tail > 0 ? pageBackward(deps.db, { serviceIds: target.serviceIds, containerId: target.containerId }, tail).lines : [];
-      const key = 'containerId' in topic ? liveKey.container(topic.containerId) : 'serviceId' in topic ? liveKey.service(topic.serviceId) : liveKey.environment(topic.environmentId);
+      const key = topic.containerId ? liveKey.container(topic.containerId) : topic.serviceId ? liveKey.service(topic.serviceId) : liveKey.environment(topic.environmentId!);
       let dropped = 0;
       const stop = observe.logs.live.add(key, (event: LiveLines) => {
         if (bufferedOf(socket) > MAX_SOCKET_BUFFER) {
@@ -109,11 +102,17 @@ export function listenObserved(deps: AppDeps, socket: ObserveSocket, actor: Para
     case 'metrics': {
       const subjects = metricSubjects(deps.db, actor, topic);
       const { organizationId } = subjects;
-      const key = 'serverId' in topic ? metricKey.server(topic.serverId) : 'containerId' in topic ? metricKey.container(topic.containerId) : 'serviceId' in topic ? metricKey.service(topic.serviceId) : metricKey.environment(topic.environmentId);
+      const key = topic.serverId
+        ? metricKey.server(topic.serverId)
+        : topic.containerId
+          ? metricKey.container(topic.containerId)
+          : topic.serviceId
+            ? metricKey.service(topic.serviceId)
+            : metricKey.environment(topic.environmentId!);
       const stopListening = observe.metrics.live.add(key, (points: LivePoint[]) =>
         push(organizationId, { type: 'metrics', ...echo, points: points.map((p) => ({ serverId: p.serverId, containerId: p.containerId, serviceId: p.serviceId, ...presentPoint(p.point) })) }),
       );
-      const servers = 'serverId' in topic ? [topic.serverId] : observe.serversOfServices(subjects.serviceIds);
+      const servers = topic.serverId ? [topic.serverId] : observe.serversOfServices(subjects.serviceIds);
       const stopWatching = observe.watch(servers);
       send({ type: 'subscribed', ...echo });
       return () => {

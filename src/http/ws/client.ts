@@ -45,57 +45,24 @@ import { presentDeployment } from '../client/v1/deployments.ts';
 import { presentServer } from '../client/v1/servers.ts';
 import { optionalActor } from '../plugins/guard.ts';
 import { authenticateUpgrade } from '../plugins/ws-auth.ts';
-import { DEFAULT_TAIL, listenObserved, OBSERVE_TOPICS, type ObserveTopic, subjectOf } from './client-observe.ts';
+import {
+  CLIENT_WS_PATH,
+  CREDENTIAL_ENDED_CLOSE_CODE,
+  LiveClientMessage,
+  type LiveTopic,
+  MAX_SUBSCRIPTIONS_PER_SOCKET,
+  type ObserveTopic,
+  topicOf,
+} from '../../contract/live.ts';
+import { listenObserved, subjectOf } from './client-observe.ts';
 
-export const CLIENT_WS_PATH = '/ws/client/v1';
-export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
 const SNAPSHOT_DEPLOYMENTS = 10;
 
-const Id = v.pipe(v.string(), v.uuid());
-
-const ClientMessage = v.object({
-  type: v.picklist(['subscribe', 'unsubscribe']),
-  topic: v.optional(v.picklist(OBSERVE_TOPICS)),
-  environmentId: v.optional(Id),
-  organizationId: v.optional(Id),
-  serviceId: v.optional(Id),
-  containerId: v.optional(Id),
-  serverId: v.optional(Id),
-  deploymentId: v.optional(Id),
-  tail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000))),
-});
-type ClientMessage = v.InferOutput<typeof ClientMessage>;
-
-/** Which ids each kind of subscription takes: exactly one of them names it. */
-const SUBJECTS = {
-  live: ['environmentId', 'organizationId'],
-  logs: ['containerId', 'serviceId', 'environmentId'],
-  deploymentLog: ['deploymentId'],
-  metrics: ['serverId', 'containerId', 'serviceId', 'environmentId'],
-  events: ['organizationId'],
-} as const;
-const ID_FIELDS = ['environmentId', 'organizationId', 'serviceId', 'containerId', 'serverId', 'deploymentId'] as const;
-
-type LiveTopic = { environmentId: string } | { organizationId: string };
 type Topic = LiveTopic | ObserveTopic;
-
-/** The subscription a message names, or null when its ids do not fit its topic. */
-function topicOf(message: ClientMessage): Topic | null {
-  const allowed: readonly string[] = SUBJECTS[message.topic ?? 'live'];
-  const given = ID_FIELDS.filter((field) => message[field] !== undefined);
-  if (given.length !== 1 || !allowed.includes(given[0]!)) return null;
-  const subject = { [given[0]!]: message[given[0]!]! };
-  if (!message.topic) return subject as LiveTopic;
-  if (message.topic === 'logs') return { topic: 'logs', ...subject, tail: message.tail ?? DEFAULT_TAIL } as ObserveTopic;
-  return { topic: message.topic, ...subject } as ObserveTopic;
-}
 
 const isObserved = (topic: Topic): topic is ObserveTopic => 'topic' in topic;
 /** What frames about the topic carry to name it. */
 const echoOf = (topic: Topic) => (isObserved(topic) ? { topic: topic.topic, ...subjectOf(topic) } : topic);
-
-/** Close code of a socket whose credential ended (sign-out, revoked session or token). */
-export const CREDENTIAL_ENDED_CLOSE_CODE = 4401;
 
 interface SocketState {
   clientActor?: Actor;
@@ -188,13 +155,13 @@ function subscribe(deps: AppDeps, socket: Sender, state: SocketState, topic: Top
     return void send(socket, { type: 'subscribed', ...echoOf(topic), ...empty });
   }
   if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
-    throw new DomainError('too_many_subscriptions', 429, `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per socket`);
+    throw new DomainError('too_many_subscriptions', `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per socket`);
   }
   subscriptions.set(key, listen(deps, socket, state, topic));
 }
 
 function handleMessage(deps: AppDeps, socket: Sender, state: SocketState, message: unknown): void {
-  const parsed = v.safeParse(ClientMessage, message);
+  const parsed = v.safeParse(LiveClientMessage, message);
   const topic = parsed.success ? topicOf(parsed.output) : null;
   if (!parsed.success || !topic) {
     return void send(socket, {

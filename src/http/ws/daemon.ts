@@ -16,10 +16,10 @@ import type { ServerWebSocket } from 'bun';
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../app.ts';
 import { bearerOf } from '../plugins/guard.ts';
+import { DAEMON_WS_PATH } from '../../contract/daemon-protocol.ts';
 import type { HubClaim } from '../../daemon/hub.ts';
 import { DomainError } from '../../lib/errors.ts';
 
-export const DAEMON_WS_PATH = '/ws/daemon/v1';
 
 interface RawHandlers {
   daemonClaim?: HubClaim;
@@ -31,7 +31,7 @@ interface RawHandlers {
 export function daemonClaimOf(deps: Pick<AppDeps, 'hub' | 'listener'>, request: Request): HubClaim {
   if (deps.listener === 'unix') return { listener: 'unix' };
   const server = deps.hub.authenticate(bearerOf(request));
-  if (!server) throw new DomainError('unauthenticated', 401, 'a daemon credential is required; run panel daemon join');
+  if (!server) throw new DomainError('unauthenticated', 'a daemon credential is required; run panel daemon join');
   return { listener: 'tcp', serverId: server.id };
 }
 

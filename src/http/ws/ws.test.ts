@@ -13,7 +13,7 @@ import { buildApp } from '../../app.ts';
 import { CommandJournal } from '../../daemon/agent/command-journal.ts';
 import { HubConnection as AgentConnection, localHubTarget } from '../../daemon/agent/connection.ts';
 import { HUB_FEATURES } from '../../daemon/hub.ts';
-import { CLOSE_CODES, type CommandFrame } from '../../daemon/protocol.ts';
+import { CLOSE_CODES, type CommandFrame } from '../../contract/daemon-protocol.ts';
 import { daemonCommand, server } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';

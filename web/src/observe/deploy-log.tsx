@@ -6,12 +6,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Deployment } from '../deploy-api.ts';
 import { type LiveConnection, subscribeLive } from '../live-subscription.ts';
+import type { DeploymentLogFrame } from '../../../src/contract/live.ts';
 import type { DeploymentLogLine } from './observe-api.ts';
 
-type Frame =
-  | { type: 'subscribed'; deployment: Deployment; lines: DeploymentLogLine[] }
-  | { type: 'deploymentLog'; lines: DeploymentLogLine[] }
-  | { type: 'deployment'; deployment: Deployment };
 
 const VERB: Record<string, string> = { deploy: 'Deploy', stop: 'Stop', destroy: 'Destroy' };
 
@@ -24,7 +21,7 @@ export function DeployLog({ deployment }: { deployment: Deployment }) {
 
   useEffect(() => {
     setLines([]);
-    return subscribeLive<Frame>(
+    return subscribeLive<DeploymentLogFrame>(
       { topic: 'deploymentLog', deploymentId: deployment.id },
       (frame) => {
         if (frame.type === 'subscribed') setLines(frame.lines);

@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { type LiveConnection, subscribeLive } from '../live-subscription.ts';
+import type { LogsFrame } from '../../../src/contract/live.ts';
 import { type LogFilter, type LogLine, type LogTarget, logDownloadUrl, observeApi } from './observe-api.ts';
 
 const MAX_SHOWN = 2_000;
@@ -21,7 +22,6 @@ const RANGES = [
 type Range = (typeof RANGES)[number][0];
 const RANGE_MS: Record<Exclude<Range, 'live'>, number> = { '15m': 900_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
 
-type Frame = { type: 'subscribed'; lines: LogLine[] } | { type: 'logs'; lines: LogLine[]; dropped?: number };
 
 const CONNECTION_TEXT: Record<LiveConnection, string> = {
   connecting: 'Connecting…',
@@ -60,7 +60,7 @@ function useLiveLines(target: LogTarget, enabled: boolean, paused: boolean) {
     if (!enabled) return;
     setLines([]);
     setWaiting([]);
-    return subscribeLive<Frame>(
+    return subscribeLive<LogsFrame>(
       { topic: 'logs', ...target, tail: LIVE_TAIL },
       (frame) => {
         if (frame.type === 'subscribed') {

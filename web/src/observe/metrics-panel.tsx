@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { subscribeLive } from '../live-subscription.ts';
 import { type ChartLine, type Format, formatBytes, formatNumber, formatPercent, formatRate, LineChart } from './charts.tsx';
+import type { LivePoint, MetricsFrame } from '../../../src/contract/live.ts';
 import { type MetricPoint, type MetricSeries, type MetricTarget, observeApi } from './observe-api.ts';
 
 const RANGES = [
@@ -18,8 +19,6 @@ const RANGES = [
 ] as const;
 type Range = (typeof RANGES)[number][0];
 
-type LivePoint = MetricPoint & { serverId: string | null; containerId: string | null };
-type Frame = { type: 'subscribed' } | { type: 'metrics'; points: LivePoint[] };
 
 interface ChartSpec {
   title: string;
@@ -71,7 +70,7 @@ export function MetricsPanel({ target, kind }: { target: MetricTarget; kind: 'se
       (error: unknown) => current && setState({ series: [], since, until, loaded: true, error: error instanceof ApiError ? error.message : String(error) }),
     );
     // New points move the window on (the hour view stays the last hour).
-    const stop = subscribeLive<Frame>(
+    const stop = subscribeLive<MetricsFrame>(
       { topic: 'metrics', ...target },
       (frame) => {
         if (frame.type !== 'metrics') return;

@@ -8,6 +8,7 @@ import { api, ApiError } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { LoadFailed, Loading, useResource } from '../data.tsx';
 import { type LiveConnection, subscribeLive } from '../live-subscription.ts';
+import type { EventsFrame } from '../../../src/contract/live.ts';
 import { observeApi, type PanelEvent } from '../observe/observe-api.ts';
 import { Link, usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
@@ -21,7 +22,6 @@ export const EVENT_FAMILIES = [
   ['webhook', 'Webhook tests'],
 ] as const;
 
-type Frame = { type: 'subscribed'; events: PanelEvent[] } | { type: 'event'; event: PanelEvent };
 
 const CONNECTION_TEXT: Record<LiveConnection, string> = {
   connecting: 'Connecting to live updates…',
@@ -52,7 +52,7 @@ function useEvents(organizationId: string, family: string) {
   useEffect(() => {
     setEvents(undefined);
     void load();
-    return subscribeLive<Frame>(
+    return subscribeLive<EventsFrame>(
       { topic: 'events', organizationId },
       (frame) => {
         const arrived = frame.type === 'subscribed' ? frame.events : [frame.event];

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { CopyableCommand } from '../confirm-dialog.tsx';
 import { useResource } from '../data.tsx';
-import { CheckField, Field, FormAlert, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
+import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { observeApi, type Webhook } from '../observe/observe-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { EVENT_FAMILIES } from './events.tsx';
@@ -47,9 +47,8 @@ function Deliveries({ organizationId, version }: { organizationId: string; versi
   );
 }
 
-function WebhookForm({ organizationId, webhook, onSaved }: { organizationId: string; webhook: Webhook | null; onSaved: (saved: Webhook) => void }) {
-  const form = useForm(['url']);
-  useFieldDefaults(form.formRef, { url: webhook?.url }, webhook?.updatedAt ?? 'new');
+function WebhookForm({ organizationId, webhook, onSaved }: { organizationId: string; webhook: Webhook | null; onSaved: (saved: Webhook & { secret?: string }) => void }) {
+  const form = useForm(['url'], {}, webhook ? { url: webhook.url } : {});
   const kinds = webhook?.eventKinds ?? [];
   const submit = form.onSubmit(async (values) => {
     const chosen = EVENT_FAMILIES.map(([family]) => family).filter((family) => values[`kind-${family}`] === 'on');
@@ -58,11 +57,11 @@ function WebhookForm({ organizationId, webhook, onSaved }: { organizationId: str
   return (
     <form ref={form.formRef} onSubmit={submit} class="stack settings-form" aria-label="Webhook" noValidate>
       <Field {...form.fieldProps('url')} label="URL" hint="Events are POSTed here as JSON. https is strongly advised." spellcheck={false} autoComplete="off" />
-      <CheckField key={`enabled-${webhook?.updatedAt}`} {...form.fieldProps('isEnabled')} label="Send events" initially={webhook?.isEnabled ?? true} />
+      <CheckField {...form.fieldProps('isEnabled')} label="Send events" initially={webhook?.isEnabled ?? true} />
       <fieldset>
         <legend>Families to send (none checked: every event)</legend>
         {EVENT_FAMILIES.filter(([family]) => family !== 'webhook').map(([family, label]) => (
-          <CheckField key={`${family}-${webhook?.updatedAt}`} {...form.fieldProps(`kind-${family}`)} label={label} initially={kinds.includes(family)} />
+          <CheckField key={family} {...form.fieldProps(`kind-${family}`)} label={label} initially={kinds.includes(family)} />
         ))}
       </fieldset>
       <FormAlert problem={form.problem} />
@@ -124,6 +123,7 @@ export function WebhookSettings({ organizationId }: { organizationId: string }) 
       {loaded.data === undefined && !loaded.error ? null : writable ? (
         <>
           <WebhookForm
+            key={webhook?.updatedAt ?? 'new'}
             organizationId={organizationId}
             webhook={webhook}
             onSaved={(saved) => {

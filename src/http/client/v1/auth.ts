@@ -9,31 +9,18 @@
  *   POST /auth/sign-up            development runtime with PANEL_IS_SIGNUP_ENABLED only
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { signUp } from '../../../domain/identity/account.ts';
 import { resolveActor } from '../../../domain/identity/resolve.ts';
 import { revokeSession } from '../../../domain/identity/sessions.ts';
 import { type SessionStarted, signInWithPassword, signInWithSecondFactor, type SignInResult } from '../../../domain/identity/sign-in.ts';
-import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/rate-limit.ts';
 import { sessionTokenOf } from '../../plugins/guard.ts';
 import { assertCookieWriteOrigin, clearSessionCookie, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
-import {
-  ChallengeEnvelope,
-  Code,
-  DisplayName,
-  Email,
-  NoContent,
-  OrganizationName,
-  Password,
-  presentUser,
-  SignedInSchema,
-  SignInResultSchema,
-  UserSchema,
-} from './auth-schemas.ts';
-
-const SecondStepBody = v.object({ challenge: ChallengeEnvelope, code: Code });
+import { presentUser } from './auth-schemas.ts';
+import { NoContent } from '../../../contract/common.ts';
+import { SecondStepRequest, SignedIn, SignedUp, SignInRequest, SignInResult as SignInAnswer, SignUpRequest } from '../../../contract/identity.ts';
 
 type HeaderSet = { headers: Record<string, unknown> };
 
@@ -58,8 +45,8 @@ function signUpRoutes(deps: AppDeps) {
       return { user: presentUser(created.user), organizationId: created.organization.id };
     },
     {
-      body: v.object({ email: Email, password: Password, organizationName: OrganizationName, displayName: v.optional(DisplayName) }),
-      response: { 201: v.object({ user: UserSchema, organizationId: v.string() }), ...errorResponses(403, 409, 422, 503) },
+      body: SignUpRequest,
+      response: { 201: SignedUp, ...errorResponses('forbidden', 'email_in_use', 'validation_failed', 'install_required') },
       detail: { summary: 'Sign up: a new user and their own organization (development runtime, when enabled)' },
     },
   );
@@ -71,40 +58,37 @@ export const authRoutes = (deps: AppDeps) => {
     .use(installGate(deps))
     .post(
       '/sign-in',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, async () => {
-          assertCookieWriteOrigin(deps, request);
-          return answer(deps, set, await signInWithPassword(deps, body, requestMeta(server, request)));
-        }),
+      async ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        return answer(deps, set, await signInWithPassword(deps, body, requestMeta(server, request)));
+      },
       {
-        body: v.object({ email: Email, password: Password }),
-        response: { 200: SignInResultSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        body: SignInRequest,
+        response: { 200: SignInAnswer, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Sign in with e-mail and password; answers a pn2fa challenge when a second factor is enabled' },
       },
     )
     .post(
       '/sign-in/totp',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, () => {
-          assertCookieWriteOrigin(deps, request);
-          return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(server, request)));
-        }),
+      ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(server, request)));
+      },
       {
-        body: SecondStepBody,
-        response: { 200: SignedInSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        body: SecondStepRequest,
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a TOTP code' },
       },
     )
     .post(
       '/sign-in/recovery',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, () => {
-          assertCookieWriteOrigin(deps, request);
-          return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(server, request)));
-        }),
+      ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(server, request)));
+      },
       {
-        body: SecondStepBody,
-        response: { 200: SignedInSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        body: SecondStepRequest,
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a single-use recovery code' },
       },
     )
@@ -119,7 +103,7 @@ export const authRoutes = (deps: AppDeps) => {
         set.status = 204;
       },
       {
-        response: { 204: NoContent, ...errorResponses(403, 503) },
+        response: { 204: NoContent, ...errorResponses('forbidden', 'install_required') },
         detail: { summary: 'Sign out: revokes the session server side and clears the cookie' },
       },
     )

@@ -9,25 +9,15 @@
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Deployment, deploymentKinds, deploymentStatuses } from '../../../db/schema/index.ts';
+import { type Deployment } from '../../../db/schema/index.ts';
 import { type DeploymentLogLine, deploymentLogOf } from '../../../domain/deployments/logs.ts';
 import { listDeployments, loadDeployment } from '../../../domain/deployments/service.ts';
-import { LINE_STREAMS } from '../../../domain/logs/lines.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, JsonColumn, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-
-export const DeploymentSchema = v.object({
-  id: v.string(),
-  environmentId: v.string(),
-  serverId: v.nullable(v.string()),
-  kind: v.picklist(deploymentKinds),
-  desiredGeneration: v.number(),
-  status: v.picklist(deploymentStatuses),
-  error: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Deployment as DeploymentResponse, DeploymentListQuery } from '../../../contract/deployments.ts';
+import { DeploymentLogLine as DeploymentLogLineResponse, DeploymentLogQuery } from '../../../contract/logs.ts';
 
 export const presentDeployment = (row: Deployment) => ({
   id: row.id,
@@ -39,8 +29,6 @@ export const presentDeployment = (row: Deployment) => ({
   error: row.error,
   ...timestampsOf(row),
 });
-
-export const DeploymentLogLineSchema = v.object({ seq: v.number(), at: v.string(), stream: v.picklist(LINE_STREAMS), text: v.string() });
 
 export const presentDeploymentLogLine = (line: DeploymentLogLine) => ({ seq: line.seq, at: new Date(line.at).toISOString(), stream: line.stream, text: line.text });
 
@@ -54,14 +42,14 @@ export const deploymentRoutes = (deps: AppDeps) =>
         return { data: page.data.map(presentDeployment), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ environmentId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(DeploymentSchema), ...errorResponses(401, 404, 422) },
+        query: DeploymentListQuery,
+        response: { 200: listEnvelope(DeploymentResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: "List an environment's deployments (deploy, stop and destroy runs)" },
       },
     )
     .get('/:id', ({ actor, params }) => presentDeployment(loadDeployment(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: DeploymentSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: DeploymentResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a deployment' },
     })
     .get(
@@ -72,8 +60,8 @@ export const deploymentRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        query: v.object({ after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,6}$/, 'must be a line number'), v.transform(Number))) }),
-        response: { 200: v.object({ deployment: DeploymentSchema, data: v.array(DeploymentLogLineSchema) }), ...errorResponses(401, 404, 422) },
+        query: DeploymentLogQuery,
+        response: { 200: v.object({ deployment: DeploymentResponse, data: v.array(DeploymentLogLineResponse) }), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: {
           summary: "Read a deployment's log: the output of its deploy, stop or destroy",
           description:

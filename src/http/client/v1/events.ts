@@ -5,28 +5,14 @@
  * /ws/client/v1 (topic `events`); an organization's webhook receives them too.
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Event, eventSeverities } from '../../../db/schema/index.ts';
+import { listEnvelope } from '../../../contract/common.ts';
+import { Event as EventResponse, EventsQuery } from '../../../contract/events.ts';
+import type { Event } from '../../../db/schema/index.ts';
 import { listEvents } from '../../../domain/events/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { iso } from '../../present.ts';
-import { errorResponses, JsonColumn, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-
-export const EventSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  kind: v.string(),
-  severity: v.picklist(eventSeverities),
-  message: v.string(),
-  serverId: v.nullable(v.string()),
-  environmentId: v.nullable(v.string()),
-  serviceId: v.nullable(v.string()),
-  containerId: v.nullable(v.string()),
-  deploymentId: v.nullable(v.string()),
-  data: JsonColumn,
-  createdAt: v.string(),
-});
+import { errorResponses } from '../../schemas.ts';
 
 export const presentEvent = (row: Event) => ({
   id: row.id,
@@ -43,15 +29,6 @@ export const presentEvent = (row: Event) => ({
   createdAt: iso(row.createdAt),
 });
 
-const EventsQuery = v.object({
-  organizationId: Uuid,
-  kind: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z_]*(\.[a-z][a-z_]*)*$/, 'must be an event kind like deployment.failed, or a family like deployment'), v.maxLength(64))),
-  serverId: v.optional(Uuid),
-  environmentId: v.optional(Uuid),
-  serviceId: v.optional(Uuid),
-  ...ListQuery,
-});
-
 export const eventRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/events', detail: { tags: ['events'] } }).use(clientGuard(deps)).get(
     '/',
@@ -62,7 +39,7 @@ export const eventRoutes = (deps: AppDeps) =>
     },
     {
       query: EventsQuery,
-      response: { 200: listEnvelope(EventSchema), ...errorResponses(401, 404, 422) },
+      response: { 200: listEnvelope(EventResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: {
         summary: "List an organization's events, newest first",
         description:

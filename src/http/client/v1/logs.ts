@@ -10,65 +10,13 @@
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { LINE_STREAMS, type LogLine } from '../../../domain/logs/lines.ts';
+import { LogDownloadQuery, LogPage, LogQuery, MAX_DOWNLOAD_LINES } from '../../../contract/logs.ts';
+import type { LogLine } from '../../../domain/logs/lines.ts';
 import { decodeCursor, encodeCursor, type LogFilter, pageBackward, pageForward } from '../../../domain/logs/query.ts';
 import { loadTarget, targetOf } from '../../../domain/logs/targets.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { errorResponses, Uuid } from '../../schemas.ts';
-
-export const MAX_LOG_PAGE = 5_000;
-export const MAX_DOWNLOAD_LINES = 200_000;
-
-/** An ISO 8601 time, as epoch milliseconds. */
-export const IsoTime = v.pipe(
-  v.string(),
-  v.maxLength(40),
-  v.check((text) => /^\d{4}-\d\d-\d\dT/.test(text) && !Number.isNaN(Date.parse(text)), 'must be an ISO 8601 time like 2026-01-01T12:00:00Z'),
-  v.transform((text) => Date.parse(text)),
-);
-
-/** Exactly one of them names what is read (checked by the domain). */
-export const TargetQuery = {
-  containerId: v.optional(Uuid),
-  serviceId: v.optional(Uuid),
-  environmentId: v.optional(Uuid),
-};
-
-const FilterQuery = {
-  ...TargetQuery,
-  since: v.optional(IsoTime),
-  until: v.optional(IsoTime),
-  stream: v.optional(v.picklist(['stdout', 'stderr'], 'must be stdout or stderr')),
-  /** Case-insensitive text the line must contain. */
-  q: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200, 'must be at most 200 characters'))),
-};
-
-const LogQuery = v.object({
-  ...FilterQuery,
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,4}$/, `must be a number from 1 to ${MAX_LOG_PAGE}`), v.transform(Number), v.minValue(1), v.maxValue(MAX_LOG_PAGE))),
-  cursor: v.optional(v.pipe(v.string(), v.maxLength(64))),
-  direction: v.optional(v.picklist(['backward', 'forward'])),
-});
-
-export const LogLineSchema = v.object({
-  at: v.string(),
-  stream: v.picklist(LINE_STREAMS),
-  text: v.string(),
-  serviceId: v.string(),
-  /** The container row; null when it was deleted since. */
-  containerId: v.nullable(v.string()),
-  ordinal: v.number(),
-  containerName: v.string(),
-});
-
-const LogPageSchema = v.object({
-  data: v.array(LogLineSchema),
-  /** Continue with `cursor` (same direction); null at the end. */
-  nextCursor: v.nullable(v.string()),
-  /** False when the page stopped at the scan bound before `limit` lines (keep paging). */
-  complete: v.boolean(),
-});
+import { errorResponses } from '../../schemas.ts';
 
 export const presentLogLine = (line: LogLine) => ({
   at: new Date(line.at).toISOString(),
@@ -80,11 +28,11 @@ export const presentLogLine = (line: LogLine) => ({
   containerName: line.containerName,
 });
 
-type FilterInput = v.InferOutput<v.ObjectSchema<typeof FilterQuery, undefined>>;
+type FilterInput = v.InferOutput<typeof LogDownloadQuery>;
 
 function filterOf(deps: AppDeps, actor: Parameters<typeof loadTarget>[1], query: FilterInput): LogFilter {
   const target = loadTarget(deps.db, actor, targetOf(query));
-  if (query.since !== undefined && query.until !== undefined && query.since > query.until) throw new DomainError('validation_failed', 422, 'since must not be after until', 'since');
+  if (query.since !== undefined && query.until !== undefined && query.since > query.until) throw new DomainError('validation_failed', 'since must not be after until', 'since');
   // What daemons sent moments ago is still buffered: write it so the read sees it.
   deps.hub.observe.logs.flush();
   return { serviceIds: target.serviceIds, containerId: target.containerId, since: query.since, until: query.until, stream: query.stream, text: query.q };
@@ -98,14 +46,14 @@ export const logRoutes = (deps: AppDeps) =>
       ({ actor, query }) => {
         const filter = filterOf(deps, actor, query);
         const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-        if (cursor === null) throw new DomainError('validation_failed', 422, 'cursor is not one this API gave', 'cursor');
+        if (cursor === null) throw new DomainError('validation_failed', 'cursor is not one this API gave', 'cursor');
         const limit = query.limit ?? 500;
         const page = query.direction === 'forward' ? pageForward(deps.db, filter, limit, cursor) : pageBackward(deps.db, filter, limit, cursor);
         return { data: page.lines.map(presentLogLine), nextCursor: page.nextCursor ? encodeCursor(page.nextCursor) : null, complete: page.complete };
       },
       {
         query: LogQuery,
-        response: { 200: LogPageSchema, ...errorResponses(401, 404, 422) },
+        response: { 200: LogPage, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: {
           summary: 'Read retained container logs of a container, a service or an environment',
           description:
@@ -136,8 +84,8 @@ export const logRoutes = (deps: AppDeps) =>
         return new Response(body, { headers: { 'content-type': 'text/plain; charset=utf-8', 'content-disposition': `attachment; filename="${name}"` } });
       },
       {
-        query: v.object(FilterQuery),
-        response: { 200: v.string(), ...errorResponses(401, 404, 422) },
+        query: LogDownloadQuery,
+        response: { 200: v.string(), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: {
           summary: 'Download retained container logs as text',
           description: `text/plain, oldest first, one line each: time, container name, stream, text. At most ${MAX_DOWNLOAD_LINES.toLocaleString('en-US')} lines per download; narrow since/until for more.`,

@@ -7,49 +7,15 @@
  * sample every 10 s instead of 60 s while someone watches.
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
+import { MetricsAnswer, MetricsQuery } from '../../../contract/metrics.ts';
 import type { MetricPoint } from '../../../db/schema/index.ts';
 import { loadMetricSeries } from '../../../domain/metrics/service.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { errorResponses, Uuid } from '../../schemas.ts';
-import { IsoTime, TargetQuery } from './logs.ts';
+import { errorResponses } from '../../schemas.ts';
 
 const DAY_MS = 86_400_000;
-
-const MetricsQuery = v.object({ serverId: v.optional(Uuid), ...TargetQuery, since: v.optional(IsoTime), until: v.optional(IsoTime) });
-
-const nullableNumber = v.nullable(v.number());
-export const MetricPointSchema = v.object({
-  at: v.string(),
-  /** Cores busy (a server: of cpuCount). */
-  cpu: nullableNumber,
-  cpuCount: nullableNumber,
-  /** Bytes in use; memoryLimit is a container's limit (null: none) or a server's total. */
-  memory: nullableNumber,
-  memoryLimit: nullableNumber,
-  /** Bytes per second. */
-  netRx: nullableNumber,
-  netTx: nullableNumber,
-  blockRead: nullableNumber,
-  blockWrite: nullableNumber,
-  /** Servers: bytes of the file system holding Docker's data. */
-  diskUsed: nullableNumber,
-  diskTotal: nullableNumber,
-  load1: nullableNumber,
-  load5: nullableNumber,
-  load15: nullableNumber,
-});
-
-const SeriesSchema = v.object({
-  serverId: v.nullable(v.string()),
-  containerId: v.nullable(v.string()),
-  serviceId: v.nullable(v.string()),
-  ordinal: v.nullable(v.number()),
-  name: v.string(),
-  points: v.array(MetricPointSchema),
-});
 
 export const presentPoint = (point: Omit<MetricPoint, 'seriesId' | 'resolution'>) => ({
   at: new Date(point.at).toISOString(),
@@ -74,17 +40,14 @@ export const metricRoutes = (deps: AppDeps) =>
     ({ actor, query }) => {
       const until = query.until ?? deps.clock.now().getTime();
       const since = query.since ?? until - 3_600_000;
-      if (since > until) throw new DomainError('validation_failed', 422, 'since must not be after until', 'since');
-      if (until - since > 90 * DAY_MS) throw new DomainError('validation_failed', 422, 'a span of at most 90 days', 'since');
+      if (since > until) throw new DomainError('validation_failed', 'since must not be after until', 'since');
+      if (until - since > 90 * DAY_MS) throw new DomainError('validation_failed', 'a span of at most 90 days', 'since');
       const { resolution, series } = loadMetricSeries(deps.db, actor, query, since, until);
       return { since: new Date(since).toISOString(), until: new Date(until).toISOString(), resolution, series: series.map((s) => ({ ...s, points: s.points.map(presentPoint) })) };
     },
     {
       query: MetricsQuery,
-      response: {
-        200: v.object({ since: v.string(), until: v.string(), resolution: v.picklist([0, 300, 3600]), series: v.array(SeriesSchema) }),
-        ...errorResponses(401, 404, 422),
-      },
+      response: { 200: MetricsAnswer, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: {
         summary: 'Read resource series of a server, a container, a service or an environment',
         description:

@@ -5,41 +5,9 @@ import type { Organization } from '../../../db/schema/index.ts';
 import { listOrganizations, loadOrganization, updateOrganization } from '../../../domain/organizations/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope } from '../../schemas.ts';
-import { EnvironmentName } from './environments.ts';
-
-const OrganizationSchema = v.object({
-  id: v.string(),
-  name: v.string(),
-  defaultEnvironmentName: v.string(),
-  isRandomizeUsernames: v.boolean(),
-  isDeployHooksEnabled: v.boolean(),
-  isHostAccessAllowed: v.boolean(),
-  /** Bounds of retained container logs; null: the operator's defaults (PANEL_LOG_RETENTION_*). */
-  logRetentionBytes: v.nullable(v.number()),
-  logRetentionDays: v.nullable(v.number()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
-
-const UpdateBody = v.strictObject(
-  {
-    name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
-    /** Name of the first environment of every new project. */
-    defaultEnvironmentName: v.optional(EnvironmentName),
-    /** New principals get `<username>_<11 random characters>` as their applied username. */
-    isRandomizeUsernames: v.optional(v.boolean()),
-    /** Owners only: lets Compose documents use host access (privileged, host paths, the Docker socket). */
-    isHostAccessAllowed: v.optional(v.boolean()),
-    /** Owners only: allows deploy hooks in service options. */
-    isDeployHooksEnabled: v.optional(v.boolean()),
-    /** Admins: keep at most this many bytes of container logs (up to the operator's bound); null for the operator's. */
-    logRetentionBytes: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1024 * 1024, 'must be at least 1 MiB')))),
-    /** Admins: keep container logs at most this many days (up to the operator's bound); null for the operator's. */
-    logRetentionDays: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1')))),
-  },
-  'unknown field',
-);
+import { IdParams, ListQuery, listEnvelope } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Organization as OrganizationResponse, OrganizationUpdate } from '../../../contract/organizations.ts';
 
 const present = (row: Organization) => ({
   id: row.id,
@@ -64,18 +32,18 @@ export const organizationRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object(ListQuery),
-        response: { 200: listEnvelope(OrganizationSchema), ...errorResponses(401, 422) },
+        response: { 200: listEnvelope(OrganizationResponse), ...errorResponses('unauthenticated', 'validation_failed') },
         detail: { summary: "List the caller's organizations" },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadOrganization(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: OrganizationSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read an organization' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateOrganization(deps.db, actor, params.id, body, { bytes: deps.config.logRetentionBytes, days: deps.config.logRetentionDays })), {
       params: IdParams,
-      body: UpdateBody,
-      response: { 200: OrganizationSchema, ...errorResponses(401, 403, 404, 422) },
+      body: OrganizationUpdate,
+      response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: 'Rename an organization or change its defaults (admins)' },
     });

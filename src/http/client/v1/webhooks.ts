@@ -10,49 +10,17 @@
  *   GET    /organizations/:id/webhook/deliveries   any member: recent deliveries, newest first
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Webhook, type WebhookDelivery, webhookDeliveryStatuses } from '../../../db/schema/index.ts';
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { Event as EventResponse, Webhook as WebhookResponse, WebhookDeliveriesQuery, WebhookDelivery as DeliveryResponse, WebhookRequest, WebhookWithSecret } from '../../../contract/events.ts';
+import type { Webhook, WebhookDelivery } from '../../../db/schema/index.ts';
 import { authorize } from '../../../domain/actor.ts';
 import { TEST_EVENT_KIND } from '../../../domain/webhooks/queue.ts';
 import { deleteWebhook, listDeliveries, loadWebhook, rotateWebhookSecret, saveWebhook } from '../../../domain/webhooks/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { iso, isoOrNull, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent } from '../../schemas.ts';
-import { EventSchema, presentEvent } from './events.ts';
-
-const WebhookBody = v.strictObject(
-  {
-    url: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(2_000, 'must be at most 2000 characters')),
-    isEnabled: v.optional(v.boolean()),
-    /** Event kinds or families to send (`deployment`, `container.exited`); null sends every event. */
-    eventKinds: v.optional(v.nullable(v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(50, 'at most 50 kinds')))),
-  },
-  'unknown field',
-);
-
-const WebhookSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  url: v.string(),
-  isEnabled: v.boolean(),
-  eventKinds: v.nullable(v.array(v.string())),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
-const WithSecretSchema = v.object({ ...WebhookSchema.entries, secret: v.string() });
-
-const DeliverySchema = v.object({
-  id: v.string(),
-  eventId: v.string(),
-  status: v.picklist(webhookDeliveryStatuses),
-  attempts: v.number(),
-  nextAttemptAt: v.nullable(v.string()),
-  responseStatus: v.nullable(v.number()),
-  error: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { errorResponses } from '../../schemas.ts';
+import { presentEvent } from './events.ts';
 
 const present = (row: Webhook) => ({
   id: row.id,
@@ -81,7 +49,7 @@ export const webhookRoutes = (deps: AppDeps) => {
     .use(clientGuard(deps))
     .get('/:id/webhook', ({ actor, params }) => present(loadWebhook(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: WebhookSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: WebhookResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: "Read the organization's webhook (404 when it has none)" },
     })
     .put(
@@ -93,8 +61,8 @@ export const webhookRoutes = (deps: AppDeps) => {
       },
       {
         params: IdParams,
-        body: WebhookBody,
-        response: { 200: WebhookSchema, 201: WithSecretSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        body: WebhookRequest,
+        response: { 200: WebhookResponse, 201: WebhookWithSecret, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'webhooks_disabled', 'validation_failed', 'webhook_destination_refused') },
         detail: {
           summary: "Create or change the organization's webhook (admins)",
           description: 'Created: 201 with `secret`, shown this once. Changed: 200; the secret stays. 409 `webhooks_disabled` when the operator turned them off; 422 `webhook_destination_refused` for an address outside the allowed networks.',
@@ -107,14 +75,14 @@ export const webhookRoutes = (deps: AppDeps) => {
         deleteWebhook(deps.db, actor, params.id);
         set.status = 204;
       },
-      { params: IdParams, response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) }, detail: { summary: "Remove the organization's webhook and its deliveries (admins)" } },
+      { params: IdParams, response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') }, detail: { summary: "Remove the organization's webhook and its deliveries (admins)" } },
     )
     .post('/:id/webhook/secret', ({ actor, params }) => {
       const { row, secret } = rotateWebhookSecret(context, actor, params.id);
       return { ...present(row), secret };
     }, {
       params: IdParams,
-      response: { 200: WithSecretSchema, ...errorResponses(401, 403, 404, 422) },
+      response: { 200: WebhookWithSecret, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: 'Replace the signing secret (admins); the new one is shown this once' },
     })
     .post(
@@ -128,7 +96,7 @@ export const webhookRoutes = (deps: AppDeps) => {
       },
       {
         params: IdParams,
-        response: { 202: EventSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 202: EventResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Record a webhook.test event and deliver it (admins); follow it in the deliveries' },
       },
     )
@@ -140,8 +108,8 @@ export const webhookRoutes = (deps: AppDeps) => {
       },
       {
         params: IdParams,
-        query: v.object(ListQuery),
-        response: { 200: listEnvelope(DeliverySchema), ...errorResponses(401, 404, 422) },
+        query: WebhookDeliveriesQuery,
+        response: { 200: listEnvelope(DeliveryResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: "The webhook's recent deliveries, newest first (the last 200 finished ones are kept)" },
       },
     );

@@ -1,0 +1,34 @@
+/** Organizations: the tenant boundary. Created at install or sign-up, never through this resource. */
+import * as v from 'valibot';
+import { EnvironmentName, strict, Text, Timestamps } from './common.ts';
+
+export const Organization = v.object({
+  id: v.string(),
+  name: v.string(),
+  defaultEnvironmentName: v.string(),
+  isRandomizeUsernames: v.boolean(),
+  isDeployHooksEnabled: v.boolean(),
+  isHostAccessAllowed: v.boolean(),
+  /** Bounds of retained container logs; null: the operator's (PANEL_LOG_RETENTION_BYTES, PANEL_LOG_RETENTION_DAYS). */
+  logRetentionBytes: v.nullable(v.number()),
+  logRetentionDays: v.nullable(v.number()),
+  ...Timestamps,
+});
+export type Organization = v.InferOutput<typeof Organization>;
+
+export const OrganizationUpdate = strict({
+  name: v.optional(Text(255)),
+  /** Name of the first environment of every new project. */
+  defaultEnvironmentName: v.optional(EnvironmentName),
+  /** New principals get `<username>_<11 random characters>` as their applied username. */
+  isRandomizeUsernames: v.optional(v.boolean()),
+  /** Owners only: lets Compose documents use host access (privileged, host paths, the Docker socket). */
+  isHostAccessAllowed: v.optional(v.boolean()),
+  /** Owners only: allows deploy hooks in service options. */
+  isDeployHooksEnabled: v.optional(v.boolean()),
+  /** Admins: keep at most this many bytes of container logs (at most the operator's bound); null for the operator's. */
+  logRetentionBytes: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1024 * 1024, 'must be at least 1 MiB')))),
+  /** Admins: keep container logs at most this many days (at most the operator's bound); null for the operator's. */
+  logRetentionDays: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1')))),
+});
+export type OrganizationUpdate = v.InferInput<typeof OrganizationUpdate>;
