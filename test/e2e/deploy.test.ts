@@ -15,7 +15,7 @@ import type { Subprocess } from 'bun';
 import { SocketProbe } from '../daemon.ts';
 import { TEST_KEY_RING } from '../harness.ts';
 import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
-import { type StartedPanel, startPanel } from './process.ts';
+import { spawnLogged, type StartedPanel, startPanel } from './process.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
 const STEP_TIMEOUT_MS = 120_000;
@@ -59,8 +59,7 @@ afterAll(async () => {
     await panel.process.exited;
   }
   if (engine.started) {
-    const leftovers = (await docker('ps', '-aq', '--filter', 'label=dev.panel.environment-id')).stdout.split('\n').filter(Boolean);
-    if (leftovers.length > 0) await docker('rm', '-f', ...leftovers);
+    await engine.docker.removePanelContainers();
     await engine.docker.stop();
   }
   rmSync(dataDir, { recursive: true, force: true });
@@ -71,24 +70,13 @@ async function run(cmd: string[], env: Record<string, string> = {}) {
   const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { stdout: stdout.trim(), stderr, exitCode };
 }
-const docker = (...args: string[]) => run(['docker', ...args], dockerEnv);
+const docker = (...args: string[]) => (engine.started ? engine.docker.docker(...args) : run(['docker', ...args]));
 
-/** A long-running child whose output is kept for failure messages. */
+/** A daemon whose output is kept for failure messages. */
 function spawnDaemon(args: string[]): () => string {
-  const output: string[] = [];
-  const child = Bun.spawn([process.execPath, MAIN, 'daemon', ...args], {
-    env: { ...process.env, ...dockerEnv, PANEL_LOG_LEVEL: 'debug' },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
+  const { child, logs } = spawnLogged([process.execPath, MAIN, 'daemon', ...args], { ...dockerEnv, PANEL_LOG_LEVEL: 'debug' });
   children.push(child);
-  for (const stream of [child.stdout, child.stderr]) {
-    void (async () => {
-      for await (const chunk of stream) output.push(new TextDecoder().decode(chunk));
-    })();
-  }
-  return () => output.join('');
+  return logs;
 }
 
 const api = clientApi;

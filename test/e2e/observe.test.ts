@@ -16,8 +16,8 @@ import type { Browser, Page } from 'playwright-core';
 import { SocketProbe } from '../daemon.ts';
 import { TEST_KEY_RING } from '../harness.ts';
 import { chromiumMissing, heading, launchChromium, screenshot, waitForConsole, watchPage } from './browser.ts';
-import { completeInstall, freePort, type Session } from './panel-api.ts';
-import { type StartedPanel, startPanel } from './process.ts';
+import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
+import { spawnLogged, type StartedPanel, startPanel } from './process.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
 const STEP_TIMEOUT_MS = 120_000;
@@ -26,7 +26,7 @@ const MAIN = join(import.meta.dir, '../../src/main.ts');
 const ticker = (label: string) => `services:
   clock:
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     environment:
       LABEL: ${label}
     command: ["sh", "-c", "i=0; while true; do echo \\"$$LABEL tick $$i\\"; i=$$((i+1)); sleep 1; done"]
@@ -35,7 +35,7 @@ const ticker = (label: string) => `services:
 const BROKEN = `services:
   clock:
     image: local/no-such-image:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
 `;
 
 const engine = await startRealDocker(e2eStateDir('panel-e2e-docker-observe'));
@@ -67,45 +67,25 @@ afterAll(async () => {
     await panel.process.exited;
   }
   if (engine.started) {
-    const leftovers = (await docker('ps', '-aq', '--filter', 'label=dev.panel.environment-id')).stdout.split('\n').filter(Boolean);
-    if (leftovers.length > 0) await docker('rm', '-f', ...leftovers);
+    await engine.docker.removePanelContainers();
     await engine.docker.stop();
   }
   rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-async function docker(...args: string[]) {
-  const child = Bun.spawn(['docker', ...args], { env: { ...process.env, ...dockerEnv }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return { stdout: stdout.trim(), stderr, exitCode };
-}
+const docker = (...args: string[]) => (engine.started ? engine.docker.docker(...args) : Promise.reject(new Error('no engine')));
 
 function spawnLocalDaemon(): () => string {
-  const output: string[] = [];
-  const child = Bun.spawn([process.execPath, MAIN, 'daemon', 'run', '--local', '--socket', join(dataDir, 'daemon.sock'), '--state-dir', join(dataDir, 'local-daemon')], {
-    env: { ...process.env, ...dockerEnv, PANEL_LOG_LEVEL: 'debug' },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
+  const socket = join(dataDir, 'daemon.sock');
+  const { child, logs } = spawnLogged([process.execPath, MAIN, 'daemon', 'run', '--local', '--socket', socket, '--state-dir', join(dataDir, 'local-daemon')], {
+    ...dockerEnv,
+    PANEL_LOG_LEVEL: 'debug',
   });
   children.push(child);
-  for (const stream of [child.stdout, child.stderr]) {
-    void (async () => {
-      for await (const chunk of stream) output.push(new TextDecoder().decode(chunk));
-    })();
-  }
-  return () => output.join('');
+  return logs;
 }
 
-async function api(session: Session, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${url}/api/client/v1${path}`, {
-    method,
-    headers: { cookie: session.cookie, origin: url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
-}
+const api = clientApi;
 
 /** Polls `check` every 250 ms until it answers, or fails with the processes' logs after WAIT_MS. */
 async function eventually<T>(what: string, check: () => Promise<T | undefined>, logs: () => string): Promise<T> {
@@ -230,7 +210,7 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
       logs,
     );
     expect(containers[0].points.at(-1)).toMatchObject({ memory: expect.any(Number) });
-    // On the host network a container has no traffic of its own: none is made up.
+    // Without a network of its own (network_mode: none) a container has no traffic: none is made up.
     expect(containers[0].points.at(-1).netRx).toBeNull();
   }, STEP_TIMEOUT_MS);
 

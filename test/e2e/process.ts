@@ -44,3 +44,15 @@ export async function startPanel(cmd: string[], env: Record<string, string>): Pr
   }
   return { process: child, url: match[1]!, socketPath: match[2]!, logs: () => output.join('') };
 }
+
+/** A long-running child whose output is kept (for failure messages); stop it with `kill` + `exited`. */
+export function spawnLogged(cmd: string[], env: Record<string, string>): { child: Subprocess; logs: () => string } {
+  const output: string[] = [];
+  const child = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  for (const stream of [child.stdout, child.stderr]) {
+    void (async () => {
+      for await (const chunk of stream) output.push(new TextDecoder().decode(chunk));
+    })();
+  }
+  return { child, logs: () => output.join('') };
+}

@@ -11,6 +11,10 @@ export const REAL_DOCKER_SCRIPT = join(import.meta.dir, '../../../shared/tools/r
 export interface RealDocker {
   /** DOCKER_HOST, PANEL_E2E_DOCKER_PID and, with Compose v2, DOCKER_CONFIG. */
   env: Record<string, string>;
+  /** `docker <args>` against this engine (an argument array, no shell). */
+  docker(...args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }>;
+  /** Removes every container Panel deployed on this engine (a test's afterAll). */
+  removePanelContainers(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -55,10 +59,20 @@ export async function startRealDocker(stateDir: string): Promise<RealDockerStart
   if (result.exitCode !== 0 || !env.DOCKER_HOST) {
     return { started: false, reason: `real-docker.sh start exited ${result.exitCode}: ${result.stderr.trim().split('\n').slice(-5).join(' | ')}` };
   }
+  const docker = async (...args: string[]) => {
+    const child = Bun.spawn(['docker', ...args], { env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+    const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    return { stdout: stdout.trim(), stderr, exitCode };
+  };
   return {
     started: true,
     docker: {
       env,
+      docker,
+      async removePanelContainers() {
+        const leftovers = (await docker('ps', '-aq', '--filter', 'label=dev.panel.environment-id')).stdout.split('\n').filter(Boolean);
+        if (leftovers.length > 0) await docker('rm', '-f', ...leftovers);
+      },
       stop: async () => {
         await runScript(['stop'], stateDir);
       },

@@ -66,6 +66,15 @@ describe('deploy logs', () => {
     expect(deploymentLogOf(t.db, deployment.id)).toEqual([]);
   });
 
+  test('a deploy placed on two servers says whose output each line is', () => {
+    const { t, send, command, deployment, owner } = withCommand();
+    const other = enrolledServer(t, owner.organizationId, { name: 'edge-2' });
+    insertCommand(t.db, { serverId: other.id, deploymentId: deployment.id, kind: 'deploy', payload: {}, expiresAt: new Date(t.clock.now().getTime() + 60_000) });
+    send({ type: 'output', commandId: command.id, lines: [[1, 'stdout', 'pulled']] });
+    const [line] = deploymentLogOf(t.db, deployment.id);
+    expect(line!.text).toMatch(/^\[node-\d+\] pulled$/);
+  });
+
   test(`a deployment keeps at most ${MAX_DEPLOYMENT_LOG_LINES} lines`, () => {
     const { t, send, command, deployment } = withCommand();
     for (let frame = 0; frame < 6; frame++) {

@@ -7,7 +7,7 @@
 import { eq } from 'drizzle-orm';
 import type { Config } from '../../config.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
-import { type Container, container, type Deployment, type Event, type Server } from '../../db/schema/index.ts';
+import { type Container, container, daemonCommand, type Deployment, type Event, server, type Server } from '../../db/schema/index.ts';
 import { appendDeploymentLog, type DeploymentLogLine, pruneDeploymentLogs } from '../../domain/deployments/logs.ts';
 import { pruneEvents } from '../../domain/events/queries.ts';
 import { EventRecorder } from '../../domain/events/record.ts';
@@ -128,8 +128,22 @@ export class Observability {
   output(daemon: DaemonOf, frame: OutputFrame): void {
     const command = findCommand(this.db, frame.commandId);
     if (!command || command.serverId !== daemon.serverId || !OPEN.has(command.status)) return;
-    const lines = this.db.transaction((tx) => appendDeploymentLog(tx, command.deploymentId, frame.lines, frame.omitted ?? 0, this.clock.now().getTime()));
+    // A deploy placed on several servers has one command (and one output) per server: say whose.
+    const prefix = this.serverPrefix(command.deploymentId, daemon.serverId);
+    const given = prefix ? frame.lines.map(([at, stream, text]) => [at, stream, `${prefix}${text}`] as typeof frame.lines[number]) : frame.lines;
+    const lines = this.db.transaction((tx) => appendDeploymentLog(tx, command.deploymentId, given, frame.omitted ?? 0, this.clock.now().getTime()));
     if (lines.length > 0) this.deploymentLogs.publish(command.deploymentId, { deploymentId: command.deploymentId, lines });
+  }
+
+  /** `[server name] ` when the deployment runs on more than one server, else nothing. */
+  private serverPrefix(deploymentId: string, serverId: string): string {
+    const servers = this.db
+      .selectDistinct({ id: daemonCommand.serverId, name: server.name })
+      .from(daemonCommand)
+      .innerJoin(server, eq(server.id, daemonCommand.serverId))
+      .where(eq(daemonCommand.deploymentId, deploymentId))
+      .all();
+    return servers.length > 1 ? `[${servers.find((row) => row.id === serverId)?.name ?? serverId}] ` : '';
   }
 
   /** Counts a watcher of these servers' metrics; the returned function stops watching. */

@@ -38,6 +38,22 @@ export interface EventRecorderOptions {
   delivered?: () => void;
 }
 
+/** An event as the API answers it and a webhook receives it. */
+export const eventJson = (row: Event) => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  kind: row.kind,
+  severity: row.severity,
+  message: row.message,
+  serverId: row.serverId,
+  environmentId: row.environmentId,
+  serviceId: row.serviceId,
+  containerId: row.containerId,
+  deploymentId: row.deploymentId,
+  data: row.data,
+  createdAt: row.createdAt.toISOString(),
+});
+
 export class EventRecorder {
   /** Events recorded since start, by kind family, for /metrics. */
   readonly counts = new Map<string, number>();

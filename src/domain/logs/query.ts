@@ -91,25 +91,61 @@ function linesOf(chunk: ChunkRow, matches: ReturnType<typeof matcher>, inPage: (
 
 const strip = ({ key: _key, ...line }: Keyed): LogLine => line;
 
-/** The newest `limit` matching lines before `before` (or the newest overall), oldest first. */
-export function pageBackward(db: Queryable, filter: LogFilter, limit: number, before?: LogCursor, scanBytes = MAX_SCAN_BYTES): LogPage {
+/**
+ * How a walk goes: chunks ordered by last_at descending (backward) or first_at ascending
+ * (forward), and `edge` the bound of every chunk not read yet (none ends after it, or starts
+ * before it), which decides when a line is final.
+ */
+interface Walk {
+  edge: (chunk: ChunkRow) => number;
+  order: SQL[];
+  /** Chunks that may hold lines on this side of the cursor. */
+  reach: (cursor: LogCursor) => SQL;
+  /** Chunks after the last one read (keyset). */
+  beyond: (edge: number, id: number) => SQL;
+  /** Line keys in page order (nearest the cursor first). */
+  nearer: (a: LogCursor, b: LogCursor) => number;
+  /** A line no unread chunk can come before. */
+  settled: (at: number, edge: number) => boolean;
+  /** Where the next page starts when the scan bound stopped this one at `edge`. */
+  resumeAt: (edge: number) => LogCursor;
+}
+
+const BACKWARD: Walk = {
+  edge: (chunk) => chunk.lastAt,
+  order: [desc(logChunk.lastAt), desc(logChunk.id)],
+  reach: (cursor) => lte(logChunk.firstAt, cursor[0]),
+  beyond: (edge, id) => or(sql`${logChunk.lastAt} < ${edge}`, and(eq(logChunk.lastAt, edge), sql`${logChunk.id} < ${id}`))!,
+  nearer: (a, b) => compare(b, a),
+  settled: (at, edge) => at > edge,
+  // Lines at `edge` may continue in unread chunks: they all go to the next page.
+  resumeAt: (edge) => [edge + 1, 0, 0],
+};
+
+const FORWARD: Walk = {
+  edge: (chunk) => chunk.firstAt,
+  order: [asc(logChunk.firstAt), asc(logChunk.id)],
+  reach: (cursor) => gte(logChunk.lastAt, cursor[0]),
+  beyond: (edge, id) => or(sql`${logChunk.firstAt} > ${edge}`, and(eq(logChunk.firstAt, edge), sql`${logChunk.id} > ${id}`))!,
+  nearer: compare,
+  settled: (at, edge) => at < edge,
+  resumeAt: (edge) => [Math.max(0, edge - 1), Number.MAX_SAFE_INTEGER, 0],
+};
+
+function page(db: Queryable, walk: Walk, filter: LogFilter, limit: number, cursor: LogCursor | undefined, scanBytes: number): LogPage {
   const matches = matcher(filter);
-  const inPage = (key: LogCursor) => before === undefined || compare(key, before) < 0;
+  const inPage = (key: LogCursor) => cursor === undefined || walk.nearer(cursor, key) < 0;
   const candidates: Keyed[] = [];
+  // Oldest first, whichever way the walk went.
+  const ordered = (lines: Keyed[]) => (walk === BACKWARD ? [...lines].reverse() : lines).map(strip);
   let scanned = 0;
-  let position: { lastAt: number; id: number } | null = null;
+  let position: { edge: number; id: number } | null = null;
   for (;;) {
     const chunks = db
       .select()
       .from(logChunk)
-      .where(
-        and(
-          chunkConditions(filter),
-          before ? lte(logChunk.firstAt, before[0]) : undefined,
-          position ? or(sql`${logChunk.lastAt} < ${position.lastAt}`, and(eq(logChunk.lastAt, position.lastAt), sql`${logChunk.id} < ${position.id}`)) : undefined,
-        ),
-      )
-      .orderBy(desc(logChunk.lastAt), desc(logChunk.id))
+      .where(and(chunkConditions(filter), cursor ? walk.reach(cursor) : undefined, position ? walk.beyond(position.edge, position.id) : undefined))
+      .orderBy(...walk.order)
       .limit(CHUNK_BATCH)
       .all();
     for (const chunk of chunks) {
@@ -118,62 +154,27 @@ export function pageBackward(db: Queryable, filter: LogFilter, limit: number, be
     }
     const last = chunks.at(-1);
     if (!last) break;
-    position = { lastAt: last.lastAt, id: last.id };
-    candidates.sort((a, b) => compare(b.key, a.key));
+    position = { edge: walk.edge(last), id: last.id };
+    candidates.sort((a, b) => walk.nearer(a.key, b.key));
     if (candidates.length > limit) candidates.length = limit;
-    // Every unread chunk ends at or before position.lastAt: only a line newer than that is final.
-    if (candidates.length === limit && candidates[limit - 1]!.at > position.lastAt) break;
+    if (candidates.length === limit && walk.settled(candidates[limit - 1]!.at, position.edge)) break;
     if (chunks.length < CHUNK_BATCH) break;
     if (scanned >= scanBytes) {
-      // Lines at position.lastAt may continue in unread chunks: they all go to the next page.
-      const settled = candidates.filter((line) => line.at > position!.lastAt);
-      return { lines: settled.reverse().map(strip), nextCursor: [position.lastAt + 1, 0, 0], complete: false };
+      const edge = position.edge;
+      return { lines: ordered(candidates.filter((line) => walk.settled(line.at, edge))), nextCursor: walk.resumeAt(edge), complete: false };
     }
   }
-  candidates.sort((a, b) => compare(b.key, a.key));
+  candidates.sort((a, b) => walk.nearer(a.key, b.key));
   const lines = candidates.slice(0, limit);
-  const more = lines.length === limit;
-  return { lines: lines.reverse().map(strip), nextCursor: more ? lines[0]!.key : null, complete: true };
+  return { lines: ordered(lines), nextCursor: lines.length === limit ? lines[limit - 1]!.key : null, complete: true };
+}
+
+/** The newest `limit` matching lines before `before` (or the newest overall), oldest first. */
+export function pageBackward(db: Queryable, filter: LogFilter, limit: number, before?: LogCursor, scanBytes = MAX_SCAN_BYTES): LogPage {
+  return page(db, BACKWARD, filter, limit, before, scanBytes);
 }
 
 /** The oldest `limit` matching lines after `after` (or from the start), oldest first. */
 export function pageForward(db: Queryable, filter: LogFilter, limit: number, after?: LogCursor, scanBytes = MAX_SCAN_BYTES): LogPage {
-  const matches = matcher(filter);
-  const inPage = (key: LogCursor) => after === undefined || compare(key, after) > 0;
-  const candidates: Keyed[] = [];
-  let scanned = 0;
-  let position: { firstAt: number; id: number } | null = null;
-  for (;;) {
-    const chunks = db
-      .select()
-      .from(logChunk)
-      .where(
-        and(
-          chunkConditions(filter),
-          after ? gte(logChunk.lastAt, after[0]) : undefined,
-          position ? or(sql`${logChunk.firstAt} > ${position.firstAt}`, and(eq(logChunk.firstAt, position.firstAt), sql`${logChunk.id} > ${position.id}`)) : undefined,
-        ),
-      )
-      .orderBy(asc(logChunk.firstAt), asc(logChunk.id))
-      .limit(CHUNK_BATCH)
-      .all();
-    for (const chunk of chunks) {
-      linesOf(chunk, matches, inPage, candidates);
-      scanned += chunk.bytes;
-    }
-    const last = chunks.at(-1);
-    if (!last) break;
-    position = { firstAt: last.firstAt, id: last.id };
-    candidates.sort((a, b) => compare(a.key, b.key));
-    if (candidates.length > limit) candidates.length = limit;
-    if (candidates.length === limit && candidates[limit - 1]!.at < position.firstAt) break;
-    if (chunks.length < CHUNK_BATCH) break;
-    if (scanned >= scanBytes) {
-      const settled = candidates.filter((line) => line.at < position!.firstAt);
-      return { lines: settled.map(strip), nextCursor: [Math.max(0, position.firstAt - 1), Number.MAX_SAFE_INTEGER, 0], complete: false };
-    }
-  }
-  candidates.sort((a, b) => compare(a.key, b.key));
-  const lines = candidates.slice(0, limit);
-  return { lines: lines.map(strip), nextCursor: lines.length === limit ? lines[limit - 1]!.key : null, complete: true };
+  return page(db, FORWARD, filter, limit, after, scanBytes);
 }

@@ -13,6 +13,7 @@ import { openSecret } from '../../crypto/index.ts';
 import { type Event, event, webhook, webhookDelivery } from '../../db/schema/index.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { PANEL_VERSION } from '../../version.ts';
+import { eventJson } from '../events/record.ts';
 import type { Queryable } from '../shared/database.ts';
 import { checkWebhookUrl, DestinationRefused, type Lookup, type NetworkPolicy, resolveDestination } from './destination.ts';
 import { SIGNATURE_HEADER, signPayload } from './signature.ts';
@@ -68,24 +69,6 @@ export interface DispatcherOptions {
   logger: Logger;
   send?: WebhookSender;
   lookup?: Lookup;
-}
-
-/** The body a receiver gets: the event as GET /events answers it. */
-export function webhookBody(row: Event): string {
-  return JSON.stringify({
-    id: row.id,
-    organizationId: row.organizationId,
-    kind: row.kind,
-    severity: row.severity,
-    message: row.message,
-    serverId: row.serverId,
-    environmentId: row.environmentId,
-    serviceId: row.serviceId,
-    containerId: row.containerId,
-    deploymentId: row.deploymentId,
-    data: row.data,
-    createdAt: row.createdAt.toISOString(),
-  });
 }
 
 export class WebhookDispatcher {
@@ -158,7 +141,8 @@ export class WebhookDispatcher {
     const url = checkWebhookUrl(hook.url);
     const { address, family } = await resolveDestination(url, this.options.policy, this.options.lookup);
     const secret = openSecret(this.options.keyring, hook.secret, { table: 'webhook', column: 'secret', id: hook.id });
-    const body = webhookBody(row);
+    // The event as GET /events answers it.
+    const body = JSON.stringify(eventJson(row));
     const timestamp = Math.floor(this.options.now().getTime() / 1000);
     const headers = {
       'content-type': 'application/json',

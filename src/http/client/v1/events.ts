@@ -8,26 +8,13 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
 import { listEnvelope } from '../../../contract/common.ts';
 import { Event as EventResponse, EventsQuery } from '../../../contract/events.ts';
-import type { Event } from '../../../db/schema/index.ts';
+import { eventJson } from '../../../domain/events/record.ts';
 import { listEvents } from '../../../domain/events/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { iso } from '../../present.ts';
 import { errorResponses } from '../../schemas.ts';
 
-export const presentEvent = (row: Event) => ({
-  id: row.id,
-  organizationId: row.organizationId,
-  kind: row.kind,
-  severity: row.severity,
-  message: row.message,
-  serverId: row.serverId,
-  environmentId: row.environmentId,
-  serviceId: row.serviceId,
-  containerId: row.containerId,
-  deploymentId: row.deploymentId,
-  data: row.data,
-  createdAt: iso(row.createdAt),
-});
+/** The event as GET /events answers it (a webhook delivery carries the same). */
+export const presentEvent = eventJson;
 
 export const eventRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/events', detail: { tags: ['events'] } }).use(clientGuard(deps)).get(
