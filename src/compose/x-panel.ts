@@ -6,7 +6,7 @@
  *     principals:                 # host accounts a service may run as, by alias
  *       app:                      # alias: letter or _, then letters, digits, _ or -
  *         username: app           # optional, defaults to the alias; same pattern, at most 32 chars
- *         uid: 1001               # optional, 1..2147483647 (0, root, only with allowHostAccess)
+ *         uid: 1001               # optional, 1..2147483647 (0, root, only with host access)
  *         gid: 1001               # optional, same range
  *         shell: /usr/sbin/nologin  # optional, one of `shells` (src/contract/enums.ts)
  *         description: text       # optional
@@ -68,7 +68,7 @@ export const PLACEMENT_REFUSED =
   'x-panel.placement is not accepted in a stored document: placement is set on the environment (serverId)';
 
 /** Validates the root `x-panel`; returns the principal aliases it declares. */
-export function validateRootXPanel(value: JsonValue, allowHostAccess: boolean): Set<string> {
+export function validateRootXPanel(value: JsonValue, hostAccess: boolean): Set<string> {
   const xPanel = expectMapping(value, 'x-panel');
   expectKnownKeys(xPanel, 'x-panel', ROOT_KEYS, { placement: PLACEMENT_REFUSED });
   const aliases = new Set<string>();
@@ -77,18 +77,18 @@ export function validateRootXPanel(value: JsonValue, allowHostAccess: boolean): 
   for (const [alias, principal] of entriesOf(principals)) {
     const path = `x-panel.principals.${alias}`;
     expectString(alias, path, { pattern: ALIAS, max: 64, what: 'an alias of letters, digits, _ or -' });
-    if (principal !== null) validatePrincipal(expectMapping(principal, path), path, allowHostAccess);
+    if (principal !== null) validatePrincipal(expectMapping(principal, path), path, hostAccess);
     aliases.add(alias);
   }
   return aliases;
 }
 
-function validatePrincipal(principal: JsonObject, path: string, allowHostAccess: boolean): void {
+function validatePrincipal(principal: JsonObject, path: string, hostAccess: boolean): void {
   expectKnownKeys(principal, path, PRINCIPAL_KEYS);
   for (const [key, value] of entriesOf(principal)) {
     const keyPath = joinPath(path, key);
     if (key === 'username') expectString(value, keyPath, { pattern: ALIAS, max: 32, what: 'a user name' });
-    if (key === 'uid' || key === 'gid') expectInteger(value, keyPath, allowHostAccess ? 0 : 1, MAX_ID);
+    if (key === 'uid' || key === 'gid') expectInteger(value, keyPath, hostAccess ? 0 : 1, MAX_ID);
     if (key === 'shell') expectOneOf(value, keyPath, shells);
     if (key === 'description') expectString(value, keyPath, { max: 1000 });
   }

@@ -39,13 +39,15 @@ export const principalApi = {
       managedId: cluster.id,
       ...input,
     }),
-  /** `options` replaces the stored object; without `password` the stored one is kept. */
-  update: (id: string, changes: PasswordChange & { options?: Principal['options'] }) => call<WrittenPrincipal>('PATCH', `${V1}/principals/${id}`, changes),
+  /** `options` and `metadata` replace the stored objects; without `password` the stored one is kept. */
+  update: (id: string, changes: PasswordChange & { options?: Principal['options']; metadata?: { databases: string[] } }) =>
+    call<WrittenPrincipal>('PATCH', `${V1}/principals/${id}`, changes),
   remove: (id: string) => call<void>('DELETE', `${V1}/principals/${id}`),
 };
 
 export const managedApi = {
   list: (query: Cursor & { organizationId: string }) => call<Page<ManagedCluster>>('GET', `${V1}/managed`, undefined, query),
+  get: (id: string) => call<ManagedCluster>('GET', `${V1}/managed/${id}`),
   create: (input: ManagedCreate) => call<ManagedCluster>('POST', `${V1}/managed`, input),
   update: (id: string, changes: ManagedUpdate) => call<ManagedCluster>('PATCH', `${V1}/managed/${id}`, changes),
   remove: (id: string) => call<void>('DELETE', `${V1}/managed/${id}`),
