@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { LOCAL_CREDENTIAL_ENV, localCredentialPath } from './daemon/local-credential.ts';
 
 export type Runtime = 'self-hosted' | 'development';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -15,6 +16,8 @@ export interface Config {
   runtime: Runtime;
   isSignupEnabled: boolean;
   daemonSocket: string;
+  /** The local daemon's credential (src/daemon/local-credential.ts); created at first start. */
+  localDaemonCredentialFile: string;
   logLevel: LogLevel;
   maxBodyBytes: number;
   /** External identity providers; each is present only when configured. */
@@ -91,6 +94,8 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     problems.push(`PANEL_DAEMON_SOCKET is longer than ${MAX_SOCKET_PATH} bytes: ${daemonSocket}`);
   }
 
+  const localDaemonCredentialFile = resolve(text(LOCAL_CREDENTIAL_ENV) ?? localCredentialPath(dataDir));
+
   let secrets = text('PANEL_SECRETS');
   const secretsFile = text('PANEL_SECRETS_FILE');
   if (secrets === undefined && secretsFile !== undefined) {
@@ -112,6 +117,7 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     runtime,
     isSignupEnabled,
     daemonSocket,
+    localDaemonCredentialFile,
     logLevel,
     maxBodyBytes,
     oauth,

@@ -3,6 +3,7 @@
  * Nothing is shared between tests.
  */
 import { buildApp } from '../src/app.ts';
+import { newOpaqueToken } from '../src/auth/token.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
 import { DaemonHub } from '../src/daemon/hub.ts';
@@ -24,7 +25,8 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const config = testConfig(overrides);
   const clock = new ManualClock();
   const db = createDb(sqlite);
-  const hub = new DaemonHub({ db, clock, logger: silentLogger });
+  const localCredential = newOpaqueToken('pnl');
+  const hub = new DaemonHub({ db, clock, logger: silentLogger, localCredential });
   const deps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock, logger: silentLogger, hub };
   const app = buildApp(deps);
 
@@ -46,7 +48,7 @@ export function createTestApp(overrides: Partial<Config> = {}) {
     return { status: response.status, headers: response.headers, text, json };
   }
 
-  return { app, deps, sqlite, db: deps.db, config, clock, hub, request };
+  return { app, deps, sqlite, db: deps.db, config, clock, hub, localCredential, request };
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;

@@ -41,6 +41,9 @@ function listenLocal(t: TestApp): string {
   return socketPath;
 }
 
+const LOCAL_KEY = { keyId: 'dk_local', publicKey: 'A'.repeat(43) };
+const localAuthorization = (t: TestApp) => ({ authorization: `Bearer ${t.localCredential}` });
+
 /** Resolves when the hub is told a socket closed. */
 function hubHearsClose(t: TestApp): Promise<void> {
   const closed = t.hub.closed.bind(t.hub);
@@ -93,16 +96,16 @@ describe('/ws/daemon/v1', () => {
     expect(await probe.closedWith()).toEqual({ code: CLOSE_CODES.malformedFrame, reason: 'frame is not valid JSON' });
   });
 
-  test('the unix listener is the local slot: no credential, one record however often it connects', async () => {
+  test('the unix listener is the local slot: the local credential, one record however often it connects', async () => {
     const t = createTestApp();
     createOwner(t);
     const socketPath = listenLocal(t);
-    // The TCP listener of the same hub still wants a credential.
-    expect(await refusedStatus(`${listen(t)}/ws/daemon/v1`)).toBe(401);
+    // The TCP listener of the same hub wants an enrolled credential, not the local one.
+    expect(await refusedStatus(`${listen(t)}/ws/daemon/v1`, localAuthorization(t))).toBe(401);
     const ids = [];
     for (let i = 0; i < 2; i++) {
-      const probe = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`);
-      probe.send(helloFrame({ machineId: 'panel-host', hostname: 'panel-host' }));
+      const probe = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`, localAuthorization(t));
+      probe.send(helloFrame({ machineId: 'panel-host', hostname: 'panel-host', daemonKey: LOCAL_KEY }));
       ids.push((await probe.next((frame) => frame.type === 'welcome')).serverId);
       probe.socket.close(1000);
       await probe.closedWith();
@@ -117,8 +120,8 @@ describe('/ws/daemon/v1', () => {
     const tree = seedTree(t, owner.organizationId);
     const socketPath = listenLocal(t);
     // The local record exists before the deploy: connect once to create it.
-    const first = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`);
-    first.send(helloFrame({ machineId: 'panel-host' }));
+    const first = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`, localAuthorization(t));
+    first.send(helloFrame({ machineId: 'panel-host', daemonKey: LOCAL_KEY }));
     const localId = (await first.next((frame) => frame.type === 'welcome')).serverId as string;
     first.socket.close(1000);
     await first.closedWith();
@@ -137,12 +140,12 @@ describe('/ws/daemon/v1', () => {
       t.hub.feed.subscribe(tree.environmentId, (event) => event.type === 'deployment' && event.deployment.status === 'succeeded' && resolve()),
     );
     const agent = new AgentConnection({
-      target: localHubTarget(socketPath),
+      target: localHubTarget(socketPath, async () => t.localCredential),
       journal: CommandJournal.inMemory(),
       logger: silentLogger,
       signal: stop.signal,
       session: {
-        hello: async () => helloFrame({ machineId: 'panel-host' }),
+        hello: async () => helloFrame({ machineId: 'panel-host', daemonKey: LOCAL_KEY }),
         onWelcome: async () => {},
         execute: async (frame: CommandFrame) => {
           executed.push(frame.id);
