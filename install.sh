@@ -130,7 +130,7 @@ service_start() {
     systemd) systemctl start panel.service ;;
     prefix)
       install -d -m 0700 "$R$RUN_DIR" "$R$LOG_DIR"
-      (umask 077 && : >>"$R$LOG_DIR/panel.log") # it holds the install token
+      (umask 077 && : >>"$R$LOG_DIR/panel.log") # the operator's only (it names paths and addresses)
       (cd / && load_service_env && exec setsid "$R$BIN" serve) </dev/null >>"$R$LOG_DIR/panel.log" 2>&1 9>&- &
       printf '%s\n' "$!" >"$R$PIDFILE" ;;
   esac

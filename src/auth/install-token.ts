@@ -1,7 +1,7 @@
 /**
  * The install token: proof of host access for the install wizard. `panel serve` creates it on
  * first boot (no organization yet), writes it to <data dir>/install-token with mode 0600 and
- * prints it to its log. The wizard compares it in constant time; it is deleted once the install
+ * logs that file's path (never the token). The wizard compares it in constant time; it is deleted once the install
  * completes (and at any later boot that finds it lying around).
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,5 @@
 import { DomainError } from '../lib/errors.ts';
+import { validationFailure } from './plugins/body-check.ts';
 import type { Logger } from '../lib/logger.ts';
 
 export interface ErrorBody {
@@ -12,21 +13,6 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message: 
   INVALID_COOKIE_SIGNATURE: { status: 401, code: 'unauthenticated', message: 'invalid session cookie' },
 };
 
-interface ValidationIssuePathItem {
-  key?: unknown;
-}
-
-/** Elysia reports Standard Schema (valibot) issues with a valibot path: keys joined by dots. */
-function validationPath(error: unknown): string | undefined {
-  const issue = (error as { valueError?: { path?: ValidationIssuePathItem[] } }).valueError;
-  const keys = issue?.path?.map((item) => item.key).filter((key) => typeof key === 'string' || typeof key === 'number');
-  return keys && keys.length > 0 ? keys.join('.') : undefined;
-}
-
-function validationMessage(error: unknown): string {
-  const issue = (error as { valueError?: { message?: string } }).valueError;
-  return issue?.message ?? 'request does not match the schema';
-}
 
 /**
  * The one place any thrown error becomes an HTTP answer. Unknown errors are logged with the
@@ -46,12 +32,10 @@ export function toErrorResponse(
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (frameworkCode === 'PARSE' && cause instanceof DomainError) error = cause;
 
+  // Elysia reports the first Standard Schema (valibot) issue as `valueError`.
+  if (frameworkCode === 'VALIDATION' && !(error instanceof DomainError)) error = validationFailure((error as { valueError?: Parameters<typeof validationFailure>[0] }).valueError);
   if (error instanceof DomainError) {
     return { status: error.status, body: body(error.code, error.message, error.path) };
-  }
-  if (frameworkCode === 'VALIDATION') {
-    const path = validationPath(error);
-    return { status: 422, body: body('validation_failed', validationMessage(error), path ?? '') };
   }
   const known = typeof frameworkCode === 'string' ? FRAMEWORK_ERRORS[frameworkCode] : undefined;
   if (known) return { status: known.status, body: body(known.code, known.message) };
