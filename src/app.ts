@@ -57,8 +57,9 @@ export function buildApp(deps: AppDeps) {
       const requestId = requestIdOf(request);
       // A body the parser refused failed Elysia's validation on a marker: answer the real refusal.
       const refusal = code === 'VALIDATION' ? bodyRefusalOf(request) : undefined;
-      const { status, body } = toErrorResponse(refusal ?? error, code, requestId, logger);
+      const { status, headers, body } = toErrorResponse(refusal ?? error, code, requestId, logger);
       set.status = status;
+      Object.assign(set.headers, headers);
       set.headers['x-request-id'] = requestId;
       set.headers['content-type'] = 'application/json';
       return body;

@@ -18,7 +18,7 @@ type Issue = { message?: string; path?: readonly { key?: unknown }[] };
 /** 422 validation_failed for the first issue, with its path as dotted keys ('' for the root). */
 export function validationFailure(issue: Issue | undefined): DomainError {
   const keys = issue?.path?.map((item) => item.key).filter((key) => typeof key === 'string' || typeof key === 'number') ?? [];
-  return new DomainError('validation_failed', 422, issue?.message ?? 'request does not match the schema', keys.join('.'));
+  return new DomainError('validation_failed', issue?.message ?? 'request does not match the schema', keys.join('.'));
 }
 
 interface RouteWithBody {

@@ -15,12 +15,12 @@ export function requestIdOf(request: Request): string {
 }
 
 export const payloadTooLarge = (limit: number) =>
-  new DomainError('payload_too_large', 413, `request body is larger than ${limit} bytes`);
+  new DomainError('payload_too_large', `request body is larger than ${limit} bytes`);
 
 /** Deepest nesting of arrays and objects a request body may have; no API schema comes close. */
 export const MAX_JSON_DEPTH = 64;
 
-const tooDeep = () => new DomainError('invalid_json', 400, `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+const tooDeep = () => new DomainError('invalid_json', `request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
 
 /**
  * Follows the nesting of JSON text fed to it in chunks of UTF-8 bytes (a multi-byte character
@@ -94,10 +94,10 @@ export async function parseJsonBody(request: Request, contentType: string, limit
   const isJson = JSON_MEDIA_TYPE.test(contentType);
   const text = await readBoundedText(request, limit, isJson ? new JsonDepthGauge(MAX_JSON_DEPTH) : null);
   if (text === '') return undefined;
-  if (!isJson) throw new DomainError('unsupported_media_type', 415, 'request bodies must be application/json');
+  if (!isJson) throw new DomainError('unsupported_media_type', 'request bodies must be application/json');
   try {
     return JSON.parse(text);
   } catch {
-    throw new DomainError('invalid_json', 400, 'request body is not valid JSON');
+    throw new DomainError('invalid_json', 'request body is not valid JSON');
   }
 }

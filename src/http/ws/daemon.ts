@@ -33,10 +33,10 @@ export function daemonClaimOf(deps: Pick<AppDeps, 'hub' | 'listener' | 'logger'>
   if (deps.listener === 'unix') {
     if (deps.hub.authenticateLocal(bearerOf(request))) return { listener: 'unix' };
     deps.logger.warn('refused a client on the local daemon socket: it did not present the local daemon credential');
-    throw new DomainError('unauthenticated', 401, 'the local daemon credential is required (panel daemon run --local --credential-file <file>)');
+    throw new DomainError('unauthenticated', 'the local daemon credential is required (panel daemon run --local --credential-file <file>)');
   }
   const server = deps.hub.authenticate(bearerOf(request));
-  if (!server) throw new DomainError('unauthenticated', 401, 'a daemon credential is required; run panel daemon join');
+  if (!server) throw new DomainError('unauthenticated', 'a daemon credential is required; run panel daemon join');
   return { listener: 'tcp', serverId: server.id };
 }
 

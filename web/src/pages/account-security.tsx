@@ -68,8 +68,8 @@ export function TotpSection({ enabled, onChanged }: { enabled: boolean; onChange
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const start = useForm([]);
   const confirm = useForm(['code']);
-  const disable = useForm(['code'], { codes: { invalid_code: 'code' } });
-  const regenerate = useForm(['code'], { codes: { invalid_code: 'code' } });
+  const disable = useForm(['code'], { codes: { wrong_code: 'code' } });
+  const regenerate = useForm(['code'], { codes: { wrong_code: 'code' } });
 
   const begin = start.onSubmit(async () => setEnrolment(await accountApi.enrolTotp()));
   const finish = confirm.onSubmit(async (values) => {

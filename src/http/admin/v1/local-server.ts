@@ -26,7 +26,7 @@ export const adminLocalServerRoutes = (deps: AppDeps) =>
       return { ...reset, resetAt: iso(reset.resetAt) };
     },
     {
-      response: { 200: LocalKeyResetSchema, ...errorResponses(401, 403, 404) },
+      response: { 200: LocalKeyResetSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found') },
       detail: {
         summary: "Allow the local daemon's next connection to replace its pinned key (superadmin)",
         description: 'The local daemon key is pinned at its first hello and never changed by a hello. After a reset, the next hello of the local daemon (which still needs the local daemon credential) pins its key; the current key stays in use until then.',
