@@ -10,6 +10,7 @@ import { healthRoutes } from './http/health.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { bodyChecker, bodyRefusalOf } from './http/plugins/body-check.ts';
 import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/request.ts';
+import { assignClientAddress } from './http/plugins/client-address.ts';
 import { applySecurityHeaders } from './http/plugins/security-headers.ts';
 import { referenceRoutes } from './http/reference.ts';
 import { daemonSurfaces, surfaces } from './http/surfaces.ts';
@@ -41,8 +42,9 @@ export function buildApp(deps: AppDeps) {
   let openApiDocument: { routes: number; document: ReturnType<typeof buildOpenApiDocument> } | undefined;
   const checkBody = bodyChecker(() => app.routes);
   const app = new Elysia({ name: 'panel', normalize: false })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, server, set }) => {
       set.headers['x-request-id'] = assignRequestId(request);
+      assignClientAddress(request, server, config);
       applySecurityHeaders(set.headers, config);
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {

@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { LOCAL_CREDENTIAL_ENV, localCredentialPath } from './daemon/local-credential.ts';
 
@@ -20,6 +21,8 @@ export interface Config {
   localDaemonCredentialFile: string;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  /** Proxies (IP addresses or CIDR ranges) whose X-Forwarded-For is believed; none by default. */
+  trustedProxies: readonly string[];
   /** External identity providers; each is present only when configured. */
   oauth: OAuthConfig;
 }
@@ -87,6 +90,7 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const logLevel = parseLogLevel(text('PANEL_LOG_LEVEL') ?? 'info', problems);
   const maxBodyBytes = parsePositiveInt('PANEL_MAX_BODY_BYTES', text('PANEL_MAX_BODY_BYTES') ?? String(1024 * 1024), problems);
   const oauth = parseOAuth(text, problems);
+  const trustedProxies = parseTrustedProxies(text('PANEL_TRUSTED_PROXIES'), problems);
 
   const socketText = text('PANEL_DAEMON_SOCKET') ?? join(dataDir, 'daemon.sock');
   const daemonSocket = isAbsolute(socketText) ? socketText : resolve(socketText);
@@ -120,6 +124,7 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     localDaemonCredentialFile,
     logLevel,
     maxBodyBytes,
+    trustedProxies,
     oauth,
   };
 }
@@ -173,6 +178,22 @@ function parseProviderUrl(name: string, value: string, problems: string[]): stri
   if (url.search || url.hash || url.username || url.password) problems.push(`${name} must not carry a query, fragment or credentials`);
   // Kept as written: an OpenID issuer is compared character for character.
   return value;
+}
+
+/** `10.0.0.5, 192.168.0.0/16, fd00::/8`: addresses or CIDR ranges, comma or space separated. */
+function parseTrustedProxies(value: string | undefined, problems: string[]): string[] {
+  if (value === undefined) return [];
+  const entries = value.split(/[\s,]+/).filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    const prefixValid = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixValid || extra !== undefined) {
+      problems.push(`PANEL_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
+    }
+  }
+  return entries;
 }
 
 function parsePort(value: string, problems: string[]): number {

@@ -15,6 +15,13 @@ import { openMigratedDatabase } from './db.ts';
 /** A fixed, test-only key ring (32 zero-free bytes); never used outside tests. */
 export const TEST_KEY_RING = `test1:${Buffer.alloc(32, 7).toString('base64')}`;
 
+/**
+ * t.request() is an in-process call whose peer is 127.0.0.1 (src/http/plugins/client-address.ts);
+ * with this, that peer is a trusted proxy and X-Forwarded-For names the client, so a test can
+ * speak from many addresses.
+ */
+export const BEHIND_LOCAL_PROXY: Partial<Config> = { trustedProxies: ['127.0.0.1'] };
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ PANEL_SECRETS: TEST_KEY_RING, PANEL_DATA_DIR: '/nonexistent/panel-test' }, () => TEST_KEY_RING);
   return { ...base, ...overrides };

@@ -22,7 +22,7 @@ import { startSession } from '../../../domain/identity/sign-in.ts';
 import { findUser } from '../../../domain/identity/users.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { clearSessionCookie, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { errorResponses, IdParams } from '../../schemas.ts';
@@ -65,8 +65,8 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/password',
-      async ({ actor, body, request, server, set }) => {
-        const fresh = await changePassword(deps, actor, body, requestMeta(server, request));
+      async ({ actor, body, request, set }) => {
+        const fresh = await changePassword(deps, actor, body, requestMeta(request));
         setSessionCookie(set, deps, fresh.token);
         set.status = 204;
       },
@@ -96,9 +96,9 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/totp/confirm',
-      ({ actor, body, request, server, set }) => {
+      ({ actor, body, request, set }) => {
         requireRecentSignIn(deps.db, deps.clock, actor);
-        return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(server, request).address) };
+        return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(request).address) };
       },
       {
         body: CodeBody,
@@ -108,9 +108,9 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/totp/disable',
-      ({ actor, body, request, server, set }) => {
+      ({ actor, body, request, set }) => {
         requireSessionActor(actor);
-        const meta = requestMeta(server, request);
+        const meta = requestMeta(request);
         disableTotp(deps, actor.userId, body.code, meta.address);
         const me = findUser(deps.db, actor.userId);
         if (!me) throw notFound('user');
@@ -125,9 +125,9 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/recovery-codes',
-      ({ actor, body, request, server, set }) => {
+      ({ actor, body, request, set }) => {
         requireSessionActor(actor);
-        return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(server, request).address) };
+        return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(request).address) };
       },
       {
         body: CodeBody,

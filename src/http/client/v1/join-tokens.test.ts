@@ -11,13 +11,14 @@ import { generateDaemonKeyPair } from '../../../crypto/index.ts';
 import { joinToken, server } from '../../../db/schema/index.ts';
 import { ENROLL_ADDRESS_POLICY } from '../../../domain/servers/enroll.ts';
 import { clientAs } from '../../../../test/client.ts';
-import { createTestApp, type TestApp } from '../../../../test/harness.ts';
+import { BEHIND_LOCAL_PROXY, createTestApp, type TestApp } from '../../../../test/harness.ts';
 import { addMember, createOwner, tokenFor } from '../../../../test/identity.ts';
 
 const ENROLL = '/api/daemon/v1/enroll';
 
 function setup() {
-  const t = createTestApp();
+  // Enrollments name their client address in X-Forwarded-For (see enroll below).
+  const t = createTestApp(BEHIND_LOCAL_PROXY);
   const owner = createOwner(t);
   const as = clientAs(t, owner);
   const create = async (body: object = {}) => {

@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { CLOSE_CODES } from '../../../daemon/protocol.ts';
 import { enrollServer } from '../../../domain/servers/enroll.ts';
-import { clientAddress } from '../../plugins/rate-limit.ts';
+import { clientAddressOf } from '../../plugins/client-address.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
@@ -34,8 +34,8 @@ const EnrolledSchema = v.object({ serverId: v.string(), credential: v.string() }
 export const daemonV1 = (deps: AppDeps) =>
   new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).post(
     '/enroll',
-    ({ body, request, server, set }) => {
-      const enrolled = enrollServer(deps.db, deps.clock, body, clientAddress(server, request));
+    ({ body, request, set }) => {
+      const enrolled = enrollServer(deps.db, deps.clock, body, clientAddressOf(request));
       // Published before the disconnect, whose own (newer) event then says the server is disconnected.
       deps.hub.feed.server(enrolled.server);
       if (enrolled.reenrolled) deps.hub.disconnect(enrolled.server.id, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment');

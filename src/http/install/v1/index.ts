@@ -12,7 +12,7 @@ import type { AppDeps } from '../../../app.ts';
 import { alreadyInstalled, completeInstall, installStatus, isInstalled } from '../../../domain/identity/install.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { DisplayName, Email, OrganizationName, Password, presentUser, UserSchema } from '../../client/v1/auth-schemas.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { assertCookieWriteOrigin, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
 
@@ -37,9 +37,9 @@ export const installV1 = (deps: AppDeps) =>
     })
     .post(
       '/complete',
-      async ({ body, request, server, set }) => {
+      async ({ body, request, set }) => {
         assertCookieWriteOrigin(deps, request);
-        const installed = await completeInstall(deps, deps.config.dataDir, body, requestMeta(server, request));
+        const installed = await completeInstall(deps, deps.config.dataDir, body, requestMeta(request));
         setSessionCookie(set, deps, installed.token);
         set.status = 201;
         return { user: presentUser(installed.user), organizationId: installed.organization.id };
