@@ -99,7 +99,7 @@ export const accountApi = {
   signUp: (input: { email: string; password: string; organizationName: string; displayName?: string }) =>
     call<{ organizationId: string }>('POST', `${V1}/auth/sign-up`, input),
 
-  changePassword: (input: { currentPassword?: string; newPassword: string }) => call<void>('POST', `${V1}/auth/password`, input),
+  changePassword: (input: { currentPassword?: string; newPassword: string; revokeApiTokens?: boolean }) => call<void>('POST', `${V1}/auth/password`, input),
   enrolTotp: () => call<{ secret: string; uri: string }>('POST', `${V1}/auth/totp/enrol`),
   confirmTotp: (code: string) => call<{ recoveryCodes: string[] }>('POST', `${V1}/auth/totp/confirm`, { code }),
   disableTotp: (code: string) => call<void>('POST', `${V1}/auth/totp/disable`, { code }),

@@ -71,10 +71,16 @@ export const authAccountRoutes = (deps: AppDeps) =>
         set.status = 204;
       },
       {
-        body: v.object({ currentPassword: v.optional(Password), newPassword: Password }),
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        body: v.object({
+          currentPassword: v.optional(Password),
+          newPassword: Password,
+          revokeApiTokens: v.optional(
+            v.pipe(v.boolean(), v.description('also delete every API token this user created, in every organization (default false: tokens keep working)')),
+          ),
+        }),
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'wrong_password', 'validation_failed', 'rate_limited', 'install_required') },
         detail: {
-          summary: 'Change the password; every session is revoked and a fresh one issued',
+          summary: 'Change the password; every session is revoked and a fresh one issued; API tokens too when asked',
           description: `With a password already set, currentPassword proves the caller. Setting a first one (no currentPassword): ${RECENT_SIGN_IN_DOC}`,
         },
       },
