@@ -28,7 +28,8 @@ import {
 
 export const DAEMON_USAGE = `usage:
   panel daemon join <url> --token <token> [--state-dir <dir>] [--force]
-      enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN)
+      enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN);
+      a machine already enrolled joins again (--force) only with a token that replaces its server
   panel daemon run [--state-dir <dir>]
       connect to the control plane joined before and run its deploy, stop and destroy commands
   panel daemon run --local [--socket <path>] [--credential-file <file>] [--state-dir <dir>]
@@ -178,7 +179,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   if (end.reason === 'parked') {
     const remedy = local
       ? `${credentialFile} must be the file panel serve uses (<data dir>/local-daemon.credential or PANEL_LOCAL_DAEMON_CREDENTIAL_FILE); restart this daemon once it is`
-      : 'run "panel daemon join <url> --token <token> --force"';
+      : 'create a join token that replaces this server, then run "panel daemon join <url> --token <token> --force"';
     io.stderr(`panel daemon: the control plane refused this daemon's credential (${end.detail}); ${remedy}\n`);
     return EXIT_PARKED;
   }

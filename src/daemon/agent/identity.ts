@@ -109,7 +109,7 @@ export async function joinControlPlane(options: JoinOptions): Promise<AgentIdent
   const url = normalizeControlPlaneUrl(options.url);
   const identityPath = join(options.stateDir, IDENTITY_FILE);
   if (!options.force && (await readOptional(identityPath)) !== null) {
-    throw new IdentityError(`already joined (${identityPath} exists); pass --force to join again`);
+    throw new IdentityError(`already joined (${identityPath} exists); to join again, create a join token that replaces this server and pass --force`);
   }
   const machineId = await readMachineId(options.stateDir, options.machineIdPath);
   const keyPair = generateDaemonKeyPair();

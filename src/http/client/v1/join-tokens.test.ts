@@ -1,8 +1,8 @@
 /**
  * Join tokens and daemon enrollment: created by admins (shown once, with the join command),
  * expiring, revocable, single-use; enrollment stores the credential hashed, the key and key id;
- * the same machine enrolling again keeps its record and gets a new credential; failures are
- * rate-limited per address.
+ * the same machine enrolling again (with a token made to replace its server) keeps its record
+ * and gets a new credential; failures are rate-limited per address.
  */
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -133,11 +133,13 @@ describe('enrollment', () => {
     expect(t.db.select().from(server).all()).toEqual([]);
   });
 
-  test('the same machine enrolling again reuses its record and rotates the credential', async () => {
+  test('the same machine enrolling again, with a token made to replace its server, keeps its record and rotates the credential', async () => {
     const { t, owner, create } = setup();
     const first = enrollBody((await create()).token, { machineId: 'same-machine' });
     const enrolled = (await enroll(t, first)).json;
-    const second = enrollBody((await create()).token, { machineId: 'same-machine', hostname: 'renamed' });
+    const replacing = await create({ replacesServerId: enrolled.serverId });
+    expect(replacing).toMatchObject({ replacesServerId: enrolled.serverId });
+    const second = enrollBody(replacing.token, { machineId: 'same-machine', hostname: 'renamed' });
     const res = await enroll(t, second);
     expect(res.status).toBe(200);
     expect(res.json.serverId).toBe(enrolled.serverId);

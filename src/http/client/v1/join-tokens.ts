@@ -1,7 +1,9 @@
 /**
  * Join tokens, for enrolling servers (organization admins):
- *   POST   /join-tokens {organizationId, expiresInSeconds?}  -> the token and the exact
- *          `panel daemon join <publicUrl> --token <T>` command, shown once
+ *   POST   /join-tokens {organizationId, expiresInSeconds?, replacesServerId?}  -> the token and
+ *          the exact `panel daemon join <publicUrl> --token <T>` command, shown once; with
+ *          replacesServerId the enrollment takes over that server (the only way a machine
+ *          already enrolled enrolls again)
  *   GET    /join-tokens?organizationId=                      every token of the organization, with its state
  *   DELETE /join-tokens/:id                                  revoke
  */
@@ -30,6 +32,7 @@ const JoinTokenSchema = v.object({
   usedAt: v.nullable(v.string()),
   /** The server its enrollment created or re-enrolled. */
   serverId: v.nullable(v.string()),
+  replacesServerId: v.pipe(v.nullable(v.string()), v.description('the server whose record this token\'s enrollment takes over; null for a new server')),
   createdAt: v.string(),
   updatedAt: v.string(),
 });
@@ -47,6 +50,7 @@ const CreateBody = v.strictObject(
         v.maxValue(MAX_JOIN_TOKEN_TTL_SECONDS, `must be at most ${MAX_JOIN_TOKEN_TTL_SECONDS} seconds (7 days)`),
       ),
     ),
+    replacesServerId: v.optional(v.pipe(Uuid, v.description('make the token replace this server: re-enrolling its machine (or enrolling new hardware in its place) needs one'))),
   },
   'unknown field',
 );
@@ -60,6 +64,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
     expiresAt: iso(row.expiresAt),
     usedAt: isoOrNull(row.usedAt),
     serverId: row.serverId,
+    replacesServerId: row.replacesServerId,
     ...timestampsOf(row),
   });
 
@@ -74,7 +79,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
       },
       {
         body: CreateBody,
-        response: { 201: CreatedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        response: { 201: CreatedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'machine_is_local', 'validation_failed') },
         detail: { summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)' },
       },
     )

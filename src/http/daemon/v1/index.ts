@@ -1,8 +1,9 @@
 /**
  * The daemon surface (/api/daemon/v1). Daemons are not users: no session, no API token.
  *   POST /enroll {token, hostname, machineId, publicKey, keyId} -> {serverId, credential}
- * 201 for a new server, 200 when the machine's existing record was reused (its credential and
- * key rotated, and its live connection, holding the old credential, closed with 4003).
+ * 201 for a new server, 200 when a token made to replace a server gave that record to this
+ * machine (its credential and key rotated, and its live connection, holding the old credential,
+ * closed with 4003); 409 machine_already_enrolled for a machine already enrolled and an ordinary token.
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
@@ -45,7 +46,7 @@ export const daemonV1 = (deps: AppDeps) =>
     },
     {
       body: EnrollBody,
-      response: { 200: EnrolledSchema, 201: EnrolledSchema, ...errorResponses('unauthenticated', 'machine_is_local', 'validation_failed', 'rate_limited') },
+      response: { 200: EnrolledSchema, 201: EnrolledSchema, ...errorResponses('unauthenticated', 'machine_is_local', 'machine_already_enrolled', 'validation_failed', 'rate_limited') },
       detail: { summary: 'Enroll a server with a join token (panel daemon join); the credential is shown once' },
     },
   );
