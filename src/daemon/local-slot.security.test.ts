@@ -19,7 +19,7 @@ import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner, tokenFor } from '../../test/identity.ts';
 import { DaemonHub, type HubConnection } from './hub.ts';
 import { ensureLocalDaemonCredential, LocalCredentialError, readLocalDaemonCredential, resolveLocalCredentialFile } from './local-credential.ts';
-import { CLOSE_CODES } from './protocol.ts';
+import { CLOSE_CODES } from '../contract/daemon-protocol.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLOSE_CODES, encodeFrame, type HelloFrame, parseFrame } from '../protocol.ts';
+import { CLOSE_CODES, encodeFrame, type HelloFrame, parseFrame } from '../../contract/daemon-protocol.ts';
 import { ensureLocalDaemonCredential } from '../local-credential.ts';
 import { daemonCommand } from './cli.ts';
 

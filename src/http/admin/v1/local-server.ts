@@ -1,16 +1,10 @@
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { allowNewLocalDaemonKey } from '../../../domain/servers/local-key.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
 import { iso } from '../../present.ts';
 import { errorResponses } from '../../schemas.ts';
-
-const LocalKeyResetSchema = v.object({
-  serverId: v.string(),
-  pinnedKeyId: v.pipe(v.nullable(v.string()), v.description('the key pinned now; the next local daemon hello may replace it')),
-  resetAt: v.string(),
-});
+import { LocalKeyReset } from '../../../contract/operations.ts';
 
 /**
  * The local server's pinned daemon key (src/domain/servers/local-key.ts): a hello never changes
@@ -26,7 +20,7 @@ export const adminLocalServerRoutes = (deps: AppDeps) =>
       return { ...reset, resetAt: iso(reset.resetAt) };
     },
     {
-      response: { 200: LocalKeyResetSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found') },
+      response: { 200: LocalKeyReset, ...errorResponses('unauthenticated', 'forbidden', 'not_found') },
       detail: {
         summary: "Allow the local daemon's next connection to replace its pinned key (superadmin)",
         description: 'The local daemon key is pinned at its first hello and never changed by a hello. After a reset, the next hello of the local daemon (which still needs the local daemon credential) pins its key; the current key stays in use until then.',
