@@ -10,19 +10,19 @@
  * attempt, so it never holds a stale copy. The file is the whole interface:
  *   server  ensureLocalDaemonCredential(config.localDaemonCredentialFile)
  *   daemon  `panel daemon run --local --credential-file <file>` (or
- *           PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, or <PANEL_DATA_DIR>/local-daemon.credential,
- *           or /var/lib/panel/local-daemon.credential)
+ *           PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, or <PANEL_DATA_DIR or ./data>/local-daemon.credential
+ *           like serve, or install.sh's /var/lib/panel/local-daemon.credential)
  * Bun exposes no peer credentials (SO_PEERCRED) for unix sockets, so the socket's peer uid cannot
  * be checked; the credential, the socket's mode (0600) and the file's mode carry the proof.
  */
-import { chmodSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { newOpaqueToken } from '../auth/token.ts';
 
 export const LOCAL_CREDENTIAL_FILE = 'local-daemon.credential';
 export const LOCAL_CREDENTIAL_ENV = 'PANEL_LOCAL_DAEMON_CREDENTIAL_FILE';
-/** install.sh's data dir: where a root daemon looks when told nothing else. */
+/** install.sh's data dir: where a daemon looks when serve's default has no credential but it does. */
 export const DEFAULT_SERVER_DATA_DIR = '/var/lib/panel';
 const CREDENTIAL_SHAPE = /^pnl_[A-Za-z0-9_-]{43}$/;
 
@@ -34,14 +34,17 @@ export class LocalCredentialError extends Error {
 export const localCredentialPath = (dataDir: string) => join(dataDir, LOCAL_CREDENTIAL_FILE);
 
 /**
- * The daemon's view: `--credential-file`, else PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, else the file
- * in PANEL_DATA_DIR (a daemon started beside `panel serve` with the same environment), else
- * install.sh's /var/lib/panel.
+ * The daemon's view, agreeing with `panel serve` run with the same environment: `--credential-file`
+ * (relative to the working directory), else PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, else the file in
+ * PANEL_DATA_DIR or ./data (serve's default data dir); when that does not exist but install.sh's
+ * /var/lib/panel one does, that one.
  */
 export function resolveLocalCredentialFile(flag: string | undefined, env: Record<string, string | undefined>): string {
   const given = flag || env[LOCAL_CREDENTIAL_ENV]?.trim();
   if (given) return resolve(given);
-  return localCredentialPath(resolve(env.PANEL_DATA_DIR?.trim() || DEFAULT_SERVER_DATA_DIR));
+  const served = localCredentialPath(resolve(env.PANEL_DATA_DIR?.trim() || './data'));
+  const installed = localCredentialPath(DEFAULT_SERVER_DATA_DIR);
+  return !env.PANEL_DATA_DIR?.trim() && !existsSync(served) && existsSync(installed) ? installed : served;
 }
 
 function parseCredential(file: string, text: string): string {

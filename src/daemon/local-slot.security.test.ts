@@ -6,7 +6,7 @@
  * a hello change it.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -195,10 +195,19 @@ describe('the credential file', () => {
     await expect(readLocalDaemonCredential(file)).rejects.toThrow(LocalCredentialError);
   });
 
-  test('the daemon finds it by flag, environment, PANEL_DATA_DIR, or install.sh\'s data dir', () => {
+  test("the daemon finds it where serve keeps it: flag, environment, PANEL_DATA_DIR or ./data", () => {
     expect(resolveLocalCredentialFile('/etc/x.credential', { PANEL_LOCAL_DAEMON_CREDENTIAL_FILE: '/y', PANEL_DATA_DIR: '/d' })).toBe('/etc/x.credential');
+    expect(resolveLocalCredentialFile('rel.credential', {})).toBe(join(process.cwd(), 'rel.credential'));
     expect(resolveLocalCredentialFile(undefined, { PANEL_LOCAL_DAEMON_CREDENTIAL_FILE: '/y', PANEL_DATA_DIR: '/d' })).toBe('/y');
     expect(resolveLocalCredentialFile(undefined, { PANEL_DATA_DIR: '/d' })).toBe('/d/local-daemon.credential');
-    expect(resolveLocalCredentialFile(undefined, {})).toBe('/var/lib/panel/local-daemon.credential');
+    // Without PANEL_DATA_DIR: serve's ./data of the working directory.
+    const cwd = process.cwd();
+    const dir = tempDir();
+    process.chdir(dir);
+    try {
+      expect(resolveLocalCredentialFile(undefined, {})).toBe(join(realpathSync(dir), 'data', 'local-daemon.credential'));
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });

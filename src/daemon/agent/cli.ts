@@ -38,8 +38,9 @@ export const DAEMON_USAGE = `usage:
 
 state dir:       --state-dir, PANEL_DAEMON_STATE_DIR or /var/lib/panel-daemon
 socket:          --socket, PANEL_DAEMON_SOCKET or /run/panel/daemon.sock
-credential file: --credential-file, PANEL_LOCAL_DAEMON_CREDENTIAL_FILE,
-                 $PANEL_DATA_DIR/local-daemon.credential or /var/lib/panel/local-daemon.credential
+credential file: --credential-file, PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, <PANEL_DATA_DIR or ./data>/
+                 local-daemon.credential (where panel serve keeps it), else install.sh's
+                 /var/lib/panel/local-daemon.credential
 exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential refused (re-join)
 `;
 
