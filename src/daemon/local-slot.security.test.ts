@@ -10,11 +10,10 @@ import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { buildApp } from '../app.ts';
 import { generateDaemonKeyPair } from '../crypto/index.ts';
 import { server } from '../db/schema/index.ts';
 import { allowNewLocalDaemonKey } from '../domain/servers/local-key.ts';
-import { enrolledServer, FakeSocket, helloFrame, SocketProbe } from '../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, listenOnUnixSocket, upgradeStatus } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner, tokenFor } from '../../test/identity.ts';
 import { DaemonHub, type HubConnection } from './hub.ts';
@@ -47,22 +46,7 @@ function localHello(t: TestApp, daemonKey?: { keyId: string; publicKey: string }
 }
 
 /** The test app's unix-socket instance (like panel serve's second listener). */
-function listenLocal(t: TestApp): string {
-  const socketPath = join(tempDir(), 'daemon.sock');
-  const app = buildApp({ ...t.deps, listener: 'unix' }).listen({ unix: socketPath } as never);
-  cleanups.push(() => app.stop(true));
-  return `ws+unix://${socketPath}:/ws/daemon/v1`;
-}
-
-const upgradeStatus = async (url: string, headers: Record<string, string> = {}) => {
-  try {
-    const probe = await SocketProbe.open(url, headers);
-    probe.socket.close();
-    return 101;
-  } catch (error) {
-    return Number(/status code: (\d{3})/.exec((error as Error).message)?.[1] ?? 0);
-  }
-};
+const listenLocal = (t: TestApp) => `ws+unix://${listenOnUnixSocket(t, cleanups)}:/ws/daemon/v1`;
 
 describe('the local daemon credential on the unix socket', () => {
   test('an upgrade without it, or with another token, is refused with 401 before any socket opens', async () => {

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
-import { SocketProbe } from '../daemon.ts';
+import { SocketProbe, upgradeStatus } from '../daemon.ts';
 import { TEST_KEY_RING } from '../harness.ts';
 import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
@@ -50,7 +50,6 @@ const url = `http://127.0.0.1:${port}`;
 const dockerEnv = engine.started ? engine.docker.env : {};
 const children: Subprocess[] = [];
 let panel: StartedPanel | undefined;
-let logsOfAll: () => string = () => '';
 const socketPath = join(dataDir, 'daemon.sock');
 const credentialFile = join(dataDir, 'local-daemon.credential');
 
@@ -94,17 +93,6 @@ function spawnDaemon(args: string[]): { logs: () => string; child: Subprocess } 
     })();
   }
   return { logs: () => output.join(''), child };
-}
-
-/** Polls `check` every 100 ms until it answers something, or fails after WAIT_MS with the logs. */
-async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const answer = await check();
-    if (answer !== undefined) return answer;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${WAIT_MS} ms\n${logsOfAll().slice(-6000)}`);
-    await Bun.sleep(100);
-  }
 }
 
 const api = clientApi;
@@ -167,7 +155,6 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
     // local server's machine may not enroll (409 machine_is_local).
     const local = spawnDaemon(['run', '--local', '--socket', socketPath, '--credential-file', credentialFile, '--state-dir', join(dataDir, 'local-daemon')]);
     logs = () => `--- panel\n${panel!.logs()}\n--- remote daemon\n${remote.logs()}\n--- local daemon\n${local.logs()}`;
-    logsOfAll = logs;
 
     const connected = async () => {
       for (let attempt = 0; attempt < 300; attempt++) {
@@ -210,15 +197,14 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
     const pinned = await localOf();
     expect(pinned.daemonKeyId).toMatch(/^dk_/);
     // Without the local daemon credential: refused before any socket opens.
-    const refused = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`).then(
-      (probe) => (probe.socket.close(), 'opened'),
-      (error: Error) => error.message,
-    );
-    expect(refused).toContain('401');
+    expect(await upgradeStatus(`ws+unix://${socketPath}:/ws/daemon/v1`)).toBe(401);
     // With a leaked credential: a second, real local daemon with its own key pair is refused
     // (4010) and keeps retrying; the real one stays connected and the pinned key stays.
     const impostor = spawnDaemon(['run', '--local', '--socket', socketPath, '--credential-file', credentialFile, '--state-dir', join(dataDir, 'impostor-daemon')]);
-    await eventually(() => (impostor.logs().includes("refused this local daemon's key") ? true : undefined), 'the impostor being refused');
+    const refusedKey = async () => {
+      while (!impostor.logs().includes("refused this local daemon's key")) await Bun.sleep(100);
+    };
+    await within(refusedKey(), 'the impostor being refused', () => `${logs()}\n--- impostor\n${impostor.logs()}`);
     impostor.child.kill('SIGTERM');
     await impostor.child.exited;
     expect(panel!.logs()).toContain('refused a local daemon whose key is not the pinned one');

@@ -5,11 +5,7 @@
  * subscriptions authenticated like the API and isolated by organization.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { buildApp } from '../../app.ts';
 import { CommandJournal } from '../../daemon/agent/command-journal.ts';
 import { HubConnection as AgentConnection, localHubTarget } from '../../daemon/agent/connection.ts';
 import { CLOSE_CODES, type CommandFrame } from '../../contract/daemon-protocol.ts';
@@ -17,7 +13,7 @@ import { daemonCommand, server } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';
 import { silentLogger } from '../../lib/logger.ts';
-import { enrolledServer, helloFrame, listenOnLoopback, SocketProbe } from '../../../test/daemon.ts';
+import { enrolledServer, helloFrame, listenOnLoopback, listenOnUnixSocket, SocketProbe, upgradeStatus } from '../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner, tokenFor } from '../../../test/identity.ts';
 import { seedTree } from '../../../test/seed.ts';
@@ -29,17 +25,7 @@ afterEach(async () => {
 
 const listen = (t: TestApp) => listenOnLoopback(t, cleanups);
 
-/** A second app instance on a unix socket, sharing the test app's deps and hub (like panel serve). */
-function listenLocal(t: TestApp): string {
-  const dir = mkdtempSync(join(tmpdir(), 'panel-ws-'));
-  const socketPath = join(dir, 'daemon.sock');
-  const app = buildApp({ ...t.deps, listener: 'unix' }).listen({ unix: socketPath } as never);
-  cleanups.push(async () => {
-    await app.stop(true);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return socketPath;
-}
+const listenLocal = (t: TestApp) => listenOnUnixSocket(t, cleanups);
 
 const LOCAL_KEY = { keyId: 'dk_local', publicKey: 'A'.repeat(43) };
 const localAuthorization = (t: TestApp) => ({ authorization: `Bearer ${t.localCredential}` });
@@ -55,24 +41,14 @@ function hubHearsClose(t: TestApp): Promise<void> {
   });
 }
 
-const refusedStatus = async (url: string, headers: Record<string, string> = {}) => {
-  try {
-    const probe = await SocketProbe.open(url, headers);
-    probe.socket.close();
-    return 101;
-  } catch (error) {
-    return Number(/status code: (\d{3})/.exec((error as Error).message)?.[1] ?? 0);
-  }
-};
-
 describe('/ws/daemon/v1', () => {
   test('without a valid credential the upgrade is refused with 401; with one, hello gets welcome', async () => {
     const t = createTestApp();
     const owner = createOwner(t);
     const node = enrolledServer(t, owner.organizationId);
     const base = listen(t);
-    expect(await refusedStatus(`${base}/ws/daemon/v1`)).toBe(401);
-    expect(await refusedStatus(`${base}/ws/daemon/v1`, { authorization: 'Bearer pnd_wrong' })).toBe(401);
+    expect(await upgradeStatus(`${base}/ws/daemon/v1`)).toBe(401);
+    expect(await upgradeStatus(`${base}/ws/daemon/v1`, { authorization: 'Bearer pnd_wrong' })).toBe(401);
     expect(t.hub.connectionCount).toBe(0);
 
     const probe = await SocketProbe.open(`${base}/ws/daemon/v1`, { authorization: `Bearer ${node.credential}` });
@@ -101,7 +77,7 @@ describe('/ws/daemon/v1', () => {
     createOwner(t);
     const socketPath = listenLocal(t);
     // The TCP listener of the same hub wants an enrolled credential, not the local one.
-    expect(await refusedStatus(`${listen(t)}/ws/daemon/v1`, localAuthorization(t))).toBe(401);
+    expect(await upgradeStatus(`${listen(t)}/ws/daemon/v1`, localAuthorization(t))).toBe(401);
     const ids = [];
     for (let i = 0; i < 2; i++) {
       const probe = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`, localAuthorization(t));
@@ -167,11 +143,11 @@ describe('/ws/client/v1', () => {
     const t = createTestApp();
     const owner = createOwner(t);
     const url = `${listen(t)}/ws/client/v1`;
-    expect(await refusedStatus(url)).toBe(401);
-    expect(await refusedStatus(url, { cookie: owner.headers.cookie! })).toBe(403);
-    expect(await refusedStatus(url, { cookie: owner.headers.cookie!, origin: 'https://evil.example' })).toBe(403);
-    expect(await refusedStatus(url, owner.headers)).toBe(101);
-    expect(await refusedStatus(url, tokenFor(t, owner, 'member'))).toBe(101);
+    expect(await upgradeStatus(url)).toBe(401);
+    expect(await upgradeStatus(url, { cookie: owner.headers.cookie! })).toBe(403);
+    expect(await upgradeStatus(url, { cookie: owner.headers.cookie!, origin: 'https://evil.example' })).toBe(403);
+    expect(await upgradeStatus(url, owner.headers)).toBe(101);
+    expect(await upgradeStatus(url, tokenFor(t, owner, 'member'))).toBe(101);
   });
 
   test('subscribers get a snapshot and every change of their environment; another organization gets an error, never data', async () => {
