@@ -10,7 +10,7 @@ import type { AppDeps } from '../../../app.ts';
 import { CreatedInvitation, Invitation, InvitationAccept, InvitationAccepted, InvitationCreate, InvitationListQuery } from '../../../contract/members.ts';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../../domain/invitations/service.ts';
 import { clientGuard, optionalActor } from '../../plugins/guard.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { resourceRoutes } from '../../resource.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -19,9 +19,9 @@ import { presentUser } from './auth-schemas.ts';
 const acceptRoute = (deps: AppDeps) =>
   new Elysia({ prefix: '/invitations', detail: { tags: ['invitations'] } }).use(installGate(deps)).post(
     '/accept',
-    async ({ body, request, server, set }) => {
+    async ({ body, request, set }) => {
       assertCookieWriteOrigin(deps, request);
-      const result = await acceptInvitation(deps, optionalActor(deps, request), body, requestMeta(server, request));
+      const result = await acceptInvitation(deps, optionalActor(deps, request), body, requestMeta(request));
       if (result.session) setSessionCookie(set, deps, result.session.token);
       return { organizationId: result.organizationId, user: result.session ? presentUser(result.session.user) : null };
     },

@@ -1,7 +1,8 @@
 /**
  * Join tokens, for enrolling servers (organization admins): create (the token and the exact
- * `panel daemon join <publicUrl> --token <T>` command, shown once), list with their state,
- * revoke.
+ * `panel daemon join <publicUrl> --token <T>` command, shown once; with replacesServerId the
+ * enrollment takes over that server, the only way a machine already enrolled enrolls again),
+ * list with their state, revoke.
  */
 import type { AppDeps } from '../../../app.ts';
 import { CreatedJoinToken, JoinToken, JoinTokenCreate, JoinTokenListQuery } from '../../../contract/tokens.ts';
@@ -23,6 +24,7 @@ export const joinTokenRoutes = (deps: AppDeps) =>
         return { ...row, token, command: joinCommandFor(deps.config.publicUrl, token) };
       },
       answer: CreatedJoinToken,
+      errors: ['machine_is_local'],
       summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)',
     },
     list: {
