@@ -1,6 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type NetworkPolicy, parseNetworkPolicy } from './domain/webhooks/destination.ts';
+import { LOCAL_CREDENTIAL_ENV, localCredentialPath } from './daemon/local-credential.ts';
 
 export type Runtime = 'self-hosted' | 'development';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -16,8 +18,12 @@ export interface Config {
   runtime: Runtime;
   isSignupEnabled: boolean;
   daemonSocket: string;
+  /** The local daemon's credential (src/daemon/local-credential.ts); created at first start. */
+  localDaemonCredentialFile: string;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  /** Proxies (IP addresses or CIDR ranges) whose X-Forwarded-For is believed; none by default. */
+  trustedProxies: readonly string[];
   /** External identity providers; each is present only when configured. */
   oauth: OAuthConfig;
   /** Retained container logs per organization: the default and ceiling of each organization's bound. */
@@ -98,12 +104,15 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   if (typeof networks === 'string') problems.push(`PANEL_WEBHOOK_ALLOWED_NETWORKS: ${networks}`);
   const metricsToken = text('PANEL_METRICS_TOKEN') ?? null;
   if (metricsToken !== null && metricsToken.length < 16) problems.push('PANEL_METRICS_TOKEN must be at least 16 characters');
+  const trustedProxies = parseTrustedProxies(text('PANEL_TRUSTED_PROXIES'), problems);
 
   const socketText = text('PANEL_DAEMON_SOCKET') ?? join(dataDir, 'daemon.sock');
   const daemonSocket = isAbsolute(socketText) ? socketText : resolve(socketText);
   if (Buffer.byteLength(daemonSocket) > MAX_SOCKET_PATH) {
     problems.push(`PANEL_DAEMON_SOCKET is longer than ${MAX_SOCKET_PATH} bytes: ${daemonSocket}`);
   }
+
+  const localDaemonCredentialFile = resolve(text(LOCAL_CREDENTIAL_ENV) ?? localCredentialPath(dataDir));
 
   let secrets = text('PANEL_SECRETS');
   const secretsFile = text('PANEL_SECRETS_FILE');
@@ -126,8 +135,10 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     runtime,
     isSignupEnabled,
     daemonSocket,
+    localDaemonCredentialFile,
     logLevel,
     maxBodyBytes,
+    trustedProxies,
     oauth,
     logRetentionBytes,
     logRetentionDays,
@@ -199,6 +210,22 @@ function parseProviderUrl(name: string, value: string, problems: string[]): stri
   if (url.search || url.hash || url.username || url.password) problems.push(`${name} must not carry a query, fragment or credentials`);
   // Kept as written: an OpenID issuer is compared character for character.
   return value;
+}
+
+/** `10.0.0.5, 192.168.0.0/16, fd00::/8`: addresses or CIDR ranges, comma or space separated. */
+function parseTrustedProxies(value: string | undefined, problems: string[]): string[] {
+  if (value === undefined) return [];
+  const entries = value.split(/[\s,]+/).filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    const prefixValid = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixValid || extra !== undefined) {
+      problems.push(`PANEL_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
+    }
+  }
+  return entries;
 }
 
 function parsePort(value: string, problems: string[]): number {

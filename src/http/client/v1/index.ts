@@ -14,6 +14,7 @@ import { certificateRoutes } from './certificates.ts';
 import { composeRoutes } from './compose.ts';
 import { containerRoutes } from './containers.ts';
 import { deployRoutes } from './deploy.ts';
+import { deploymentLogRoutes } from './deployment-logs.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { deployPreviewRoutes } from './deploy-preview.ts';
 import { environmentRoutes } from './environments.ts';
@@ -70,6 +71,7 @@ export const clientV1 = (deps: AppDeps): AnyElysia =>
     .use(joinTokenRoutes(deps))
     .use(deployRoutes(deps))
     .use(deploymentRoutes(deps))
+    .use(deploymentLogRoutes(deps))
     .use(logRoutes(deps))
     .use(metricRoutes(deps))
     .use(eventRoutes(deps))

@@ -13,35 +13,16 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
 import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
 import { Event as EventResponse, Webhook as WebhookResponse, WebhookDeliveriesQuery, WebhookDelivery as DeliveryResponse, WebhookRequest, WebhookWithSecret } from '../../../contract/events.ts';
-import type { Webhook, WebhookDelivery } from '../../../db/schema/index.ts';
 import { authorize } from '../../../domain/actor.ts';
 import { TEST_EVENT_KIND } from '../../../domain/webhooks/queue.ts';
 import { deleteWebhook, listDeliveries, loadWebhook, rotateWebhookSecret, saveWebhook } from '../../../domain/webhooks/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { iso, isoOrNull, timestampsOf } from '../../present.ts';
+import { presenterOf } from '../../present.ts';
 import { errorResponses } from '../../schemas.ts';
 import { presentEvent } from './events.ts';
 
-const present = (row: Webhook) => ({
-  id: row.id,
-  organizationId: row.organizationId,
-  url: row.url,
-  isEnabled: row.isEnabled,
-  eventKinds: row.eventKinds ?? null,
-  ...timestampsOf(row),
-});
-
-const presentDelivery = (row: WebhookDelivery) => ({
-  id: row.id,
-  eventId: row.eventId,
-  status: row.status,
-  attempts: row.attempts,
-  nextAttemptAt: isoOrNull(row.nextAttemptAt),
-  responseStatus: row.responseStatus,
-  error: row.error,
-  createdAt: iso(row.createdAt),
-  updatedAt: iso(row.updatedAt),
-});
+const present = presenterOf(WebhookResponse);
+const presentDelivery = presenterOf(DeliveryResponse);
 
 export const webhookRoutes = (deps: AppDeps) => {
   const context = { db: deps.db, keyring: deps.keyring, policy: deps.config.webhookNetworks };

@@ -136,7 +136,8 @@ CREATE INDEX `webhook_delivery_pending_next_attempt_at_index` ON `webhook_delive
 CREATE INDEX `webhook_delivery_webhook_id_id_index` ON `webhook_delivery` (`webhook_id`,`id`);--> statement-breakpoint
 CREATE INDEX `webhook_delivery_event_id_index` ON `webhook_delivery` (`event_id`);--> statement-breakpoint
 ALTER TABLE `organization` ADD `log_retention_bytes` integer;--> statement-breakpoint
-ALTER TABLE `organization` ADD `log_retention_days` integer;--> statement-breakpoint
+ALTER TABLE `organization` ADD `log_retention_days` integer;
+--> statement-breakpoint
 CREATE TRIGGER `webhook_touch_updated_at` AFTER UPDATE ON `webhook` FOR EACH ROW
 WHEN NEW.`updated_at` IS OLD.`updated_at`
 BEGIN
