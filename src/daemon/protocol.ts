@@ -16,7 +16,7 @@
  * with a failed `result` instead, so one bad command cannot wedge a redelivering hub.
  */
 import * as v from 'valibot';
-import { CONTAINER_STATES } from './container-state.ts';
+import { toContainerState } from './container-state.ts';
 
 /** Largest frame either side accepts, counted in UTF-8 bytes. */
 export const MAX_FRAME_BYTES = 256 * 1024;
@@ -81,12 +81,16 @@ const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName
 const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopOrDestroyPayload });
 const DestroyCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('destroy'), payload: StopOrDestroyPayload });
 
-/** One container as the runtime lists it. `service` is the Compose service key. */
+/**
+ * One container as the runtime lists it. `service` is the Compose service key. A `state` outside
+ * the specification's list (a newer runtime's word, a typo, a missing value) reads as `unknown`,
+ * as the state table says, instead of refusing the whole report.
+ */
 const ReportedContainer = v.object({
   containerId: text(128),
   name: text(255),
   service: v.string(),
-  state: v.picklist(CONTAINER_STATES),
+  state: v.pipe(v.optional(v.unknown(), 'unknown'), v.transform(toContainerState)),
   /** Docker's human status, e.g. "Up 3 minutes". */
   status: v.optional(v.string()),
   labels: v.optional(v.record(v.string(), v.string())),
