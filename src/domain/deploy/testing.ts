@@ -1,13 +1,14 @@
 /**
  * Test support: compiled runtime documents checked by the real `docker compose config` (Compose
- * v2, see src/compose/compose-binary.ts), each in its own folder with empty 0600 files for its
+ * v2, found or fetched by test/compose-v2.ts), each in its own folder with empty 0600 files for its
  * secrets, as the daemon would write them. Tests skip the check, printing why, when no binary
  * can be had.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findComposeBinary, runComposeConfig } from '../../compose/compose-binary.ts';
+import { composeV2ForTests } from '../../../test/compose-v2.ts';
+import { runComposeConfig } from '../../compose/compose-binary.ts';
 
 export interface CompiledDocument {
   name: string;
@@ -17,7 +18,7 @@ export interface CompiledDocument {
   secretNames: readonly string[];
 }
 
-export const composeLookup = await findComposeBinary();
+export const composeLookup = await composeV2ForTests();
 if (!composeLookup.found) console.log(`docker compose config checks skipped: ${composeLookup.reason}`);
 
 /** Throws, naming the document and Compose's complaint, unless Compose accepts every document. */
