@@ -194,12 +194,21 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     const dialog = page.getByRole('dialog', { name: 'Stop this environment?' });
     await screenshot(page, 'environment-stop-dialog');
     await dialog.getByRole('button', { name: 'Stop', exact: true }).click();
-    await page.locator('tr[data-container-status="exited"]').waitFor({ timeout: 90_000 });
+    // compose stop keeps the container: exited, with the same Docker id.
+    await page.locator('[data-deployment-kind="stop"] [data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
+    const stopped = page.locator('tr[data-container-status="exited"]');
+    await stopped.waitFor();
+    expect((await stopped.locator('td').nth(2).textContent())!.trim()).toBe(shortId);
+    expect((await run(['docker', 'inspect', '-f', '{{.State.Status}}', shortId])).stdout).toBe('exited');
+    await screenshot(page, 'environment-stopped');
 
     await page.getByRole('button', { name: 'Destroy', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Destroy', exact: true }).click();
-    await page.locator('.deployment-status', { hasText: 'destroy' }).locator('[data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
-    await page.locator('tr[data-container-status="exited"]', { hasText: 'none' }).waitFor();
+    await page.locator('[data-deployment-kind="destroy"] [data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
+    await page.locator('[data-removed-containers="1"]').waitFor();
+    expect(await page.getByRole('table', { name: 'Containers' }).count()).toBe(0);
+    expect((await run(['docker', 'ps', '-aq', '--filter', `label=dev.panel.environment-id=${environmentId}`])).stdout).toBe('');
+    await screenshot(page, 'environment-destroyed');
 
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Servers' }).click();
     await page.getByRole('table', { name: 'Servers' }).locator('.status-connected').first().waitFor();

@@ -91,6 +91,8 @@ export interface ContainerRow {
   containerId: string | null;
   containerName: string;
   status: string;
+  /** The container no longer exists on its server; `status` is the last state it had. */
+  isRemoved: boolean;
   role: string;
   composeServiceName: string;
   ordinal: number;

@@ -160,7 +160,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
         recording = rememberServerId(stateDir, local, welcomedId);
         return recording;
       },
-      execute: (command) => runner.execute(command),
+      execute: (command, progress) => runner.execute(command, progress),
     },
   });
   const end = await connection.run();

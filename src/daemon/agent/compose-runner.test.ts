@@ -42,11 +42,11 @@ afterEach(async () => {
 });
 
 /** A runner on a fresh state dir whose Docker answers from `script` (longest argv prefix wins) and records calls. */
-async function setup(script: Record<string, CommandResult> = {}) {
+async function setup(script: Record<string, CommandResult | (() => Promise<CommandResult>)> = {}) {
   const stateDir = await mkdtemp(join(tmpdir(), 'panel-runner-'));
   tempDirs.push(stateDir);
   const calls: Call[] = [];
-  const answers: Record<string, CommandResult> = {
+  const answers: Record<string, CommandResult | (() => Promise<CommandResult>)> = {
     'docker compose version --short': ok('2.26.1\n'),
     'docker ps': ok(''),
     ...script,
@@ -58,12 +58,19 @@ async function setup(script: Record<string, CommandResult> = {}) {
     const longestPrefix = Object.keys(answers)
       .filter((prefix) => call.argv.startsWith(prefix))
       .sort((a, b) => b.length - a.length)[0];
-    return longestPrefix ? answers[longestPrefix]! : ok('');
+    const answer = longestPrefix ? answers[longestPrefix]! : ok('');
+    return typeof answer === 'function' ? answer() : answer;
   });
   const logLines: string[] = [];
-  const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)) });
+  // Progress ticks run only when a test calls tick(): nothing waits on a clock.
+  const ticks: (() => void)[] = [];
+  const every = (tick: () => void) => {
+    ticks.push(tick);
+    return () => ticks.splice(ticks.indexOf(tick), 1);
+  };
+  const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)), every });
   const projectDir = join(stateDir, 'projects', 'shop');
-  return { stateDir, projectDir, calls, runner, logLines, answers };
+  return { stateDir, projectDir, calls, runner, logLines, answers, ticks };
 }
 
 const ok = (stdout: string): CommandResult => ({ exitCode: 0, stdout, stderr: '' });
@@ -199,16 +206,18 @@ describe('deploy', () => {
 });
 
 describe('stop and destroy', () => {
-  test('stop runs down in the project folder and keeps it', async () => {
-    const { runner, calls, projectDir } = await setup();
+  test('stop runs compose stop in the project folder, keeps it, and reports the stopped containers', async () => {
+    const { runner, calls, projectDir, answers } = await setup();
     await runner.execute(deployCommand());
     calls.length = 0;
+    answers['docker ps'] = ok(`${PS_LINE.replace('"running"', '"exited"')}\n`);
     const outcome = await runner.execute(projectCommand('stop'));
     expect(calls.map(({ argv, cwd }) => [argv, cwd])).toEqual([
-      ['docker compose -p shop -f compose.yaml down', projectDir],
+      ['docker compose -p shop -f compose.yaml stop', projectDir],
       ['docker ps -a --no-trunc --filter label=com.docker.compose.project=shop --format {{json .}}', undefined],
     ]);
-    expect(outcome).toEqual({ report: { project: 'shop', containers: [] }, result: { ok: true, data: { deploymentId: DEPLOYMENT_ID, project: 'shop', containers: 0 } } });
+    expect(outcome.report).toMatchObject({ project: 'shop', containers: [{ containerId: 'c'.repeat(64), state: 'exited' }] });
+    expect(outcome.result).toEqual({ ok: true, data: { deploymentId: DEPLOYMENT_ID, project: 'shop', containers: 1 } });
     expect(existsSync(join(projectDir, 'compose.yaml'))).toBe(true);
   });
 
@@ -225,7 +234,7 @@ describe('stop and destroy', () => {
   test('a project never deployed here is stopped by label (v2 needs no file)', async () => {
     const { runner, calls } = await setup();
     await runner.execute(projectCommand('stop', 'elsewhere'));
-    expect(calls[1]).toEqual({ argv: 'docker compose -p elsewhere down', cwd: undefined });
+    expect(calls[1]).toEqual({ argv: 'docker compose -p elsewhere stop', cwd: undefined });
   });
 
   test('a failing down keeps the folder so destroy can be retried', async () => {
@@ -238,9 +247,35 @@ describe('stop and destroy', () => {
   });
 });
 
+test('while a command runs, each changed listing of its containers is handed to progress; none after it finished', async () => {
+  const { runner, answers, ticks } = await setup();
+  await runner.execute(deployCommand());
+  let release: (() => void) | undefined;
+  answers['docker compose -p shop -f compose.yaml stop'] = () => new Promise((resolve) => (release = () => resolve(ok(''))));
+  const progress: string[][] = [];
+  const listed = (...states: string[]) => ok(states.map((state, i) => PS_LINE.replace('"running"', `"${state}"`).replace('c'.repeat(64), `${i}`.repeat(64))).join('\n'));
+  const running = runner.execute(projectCommand('stop'), (report) => progress.push(report.containers.map((item) => item.state)));
+  while (!release) await Bun.sleep(0);
+  const tick = async () => {
+    ticks[0]!();
+    for (let i = 0; i < 5; i++) await Bun.sleep(0);
+  };
+  answers['docker ps'] = listed('running', 'running');
+  await tick();
+  await tick(); // unchanged: not sent again
+  answers['docker ps'] = listed('exited', 'running');
+  await tick();
+  answers['docker ps'] = listed('exited', 'exited');
+  release();
+  const outcome = await running;
+  expect(progress).toEqual([['running', 'running'], ['exited', 'running']]);
+  expect(outcome.report?.containers.map((item) => item.state)).toEqual(['exited', 'exited']);
+  expect(ticks).toEqual([]);
+});
+
 test('commands of one project run one after another', async () => {
   const { runner, calls } = await setup();
   await Promise.all([runner.execute(deployCommand()), runner.execute(projectCommand('stop')), runner.execute(deployCommand())]);
-  const order = calls.map((call) => call.argv).filter((argv) => / (up|down) /.test(`${argv} `)).map((argv) => (argv.includes(' up ') ? 'up' : 'down'));
-  expect(order).toEqual(['up', 'down', 'up']);
+  const order = calls.map((call) => call.argv).filter((argv) => / (up|stop) /.test(`${argv} `)).map((argv) => (argv.includes(' up ') ? 'up' : 'stop'));
+  expect(order).toEqual(['up', 'stop', 'up']);
 });

@@ -92,7 +92,10 @@ afterEach(async () => {
 });
 
 /** An agent connection with a scripted session; `execute` runs `executor` and counts calls. */
-function startAgent(target: HubTarget, executor: (command: CommandFrame) => Promise<CommandOutcome> = async (command) => outcomeFor(command)) {
+function startAgent(
+  target: HubTarget,
+  executor: (command: CommandFrame, progress: Parameters<AgentSession['execute']>[1]) => Promise<CommandOutcome> = async (command) => outcomeFor(command),
+) {
   const controller = new AbortController();
   const delays: number[] = [];
   const welcomes: string[] = [];
@@ -101,9 +104,9 @@ function startAgent(target: HubTarget, executor: (command: CommandFrame) => Prom
   const session: AgentSession = {
     hello: async () => HELLO,
     onWelcome: async (serverId) => void welcomes.push(serverId),
-    execute: async (command) => {
+    execute: async (command, progress) => {
       executed.push(command.id);
-      return executor(command);
+      return executor(command, progress);
     },
   };
   const connection = new HubConnection({
@@ -187,6 +190,24 @@ describe('HubConnection', () => {
       { type: 'result', id: 'cmd-1', ok: true, data: { project: 'shop' } },
     ]);
     expect(agent.executed).toEqual(['cmd-1']);
+  });
+
+  test('interim reports while a command runs come before its final report and result', async () => {
+    const { hub, target } = await tcpHub();
+    const running = { containerId: 'c1', name: 'shop-web-1', service: 'web', state: 'running' as const };
+    startAgent(target, async (command, progress) => {
+      progress({ project: 'shop', containers: [running] });
+      return { ...outcomeFor(command), report: { project: 'shop', containers: [{ ...running, state: 'exited' }] } };
+    });
+    const side = await hub.connection(0);
+    side.send({ type: 'welcome', serverId: SERVER_ID });
+    side.send(STOP);
+    expect((await side.waitFrames(5)).slice(1)).toEqual([
+      { type: 'ack', id: 'cmd-1' },
+      { type: 'report', commandId: 'cmd-1', project: 'shop', containers: [running] },
+      { type: 'report', commandId: 'cmd-1', project: 'shop', containers: [{ ...running, state: 'exited' }] },
+      { type: 'result', id: 'cmd-1', ok: true, data: { project: 'shop' } },
+    ]);
   });
 
   test('a command delivered twice, while running and after finishing, runs once', async () => {

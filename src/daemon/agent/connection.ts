@@ -1,7 +1,7 @@
 /**
  * The agent's connection to the hub: one WebSocket at a time to /ws/daemon/v1 (TCP with a bearer
  * credential, or the local unix socket without one), `hello` as the first frame, then
- * command -> ack -> run -> report -> result, and pong for every ping. When the socket ends the
+ * command -> ack -> run (interim reports while it runs) -> report -> result, and pong for every ping. When the socket ends the
  * agent reconnects after a jittered exponential backoff of 1-30 s; it parks (stops for good,
  * logging why) when the hub refuses the credential: close code 4003 or HTTP 401/403 on upgrade.
  * Randomness and waiting are injected so tests never sleep.
@@ -18,7 +18,7 @@ import {
   type ResultFrame,
 } from '../protocol.ts';
 import type { CommandJournal } from './command-journal.ts';
-import type { CommandOutcome } from './compose-runner.ts';
+import type { CommandOutcome, ProjectReport } from './compose-runner.ts';
 
 /** Bun's client takes upgrade headers (and ws+unix:// urls); the DOM typings of `WebSocket` do not say so. */
 const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket;
@@ -50,7 +50,8 @@ export interface AgentSession {
   /** Built before each connection attempt, so it carries current Docker versions. */
   hello(): Promise<HelloFrame>;
   onWelcome(serverId: string): Promise<void>;
-  execute(command: CommandFrame): Promise<CommandOutcome>;
+  /** Runs the command; `progress` sends interim container reports while it runs. */
+  execute(command: CommandFrame, progress: (report: ProjectReport) => void): Promise<CommandOutcome>;
 }
 
 export interface ConnectionOptions {
@@ -232,9 +233,13 @@ export class HubConnection {
     if (this.answerKnownCommand(socket, command.id)) return;
     await journal.begin(command.id);
     this.send(socket, { type: 'ack', id: command.id });
+    // Interim reports go on whatever socket is current; without one they are simply not sent.
+    const progress = (report: ProjectReport) => {
+      if (this.socket) this.send(this.socket, { type: 'report', commandId: command.id, ...report });
+    };
     let outcome: CommandOutcome;
     try {
-      outcome = await session.execute(command);
+      outcome = await session.execute(command, progress);
     } catch (error) {
       outcome = { report: null, result: { ok: false, error: { code: 'internal_error', message: (error as Error).message } } };
     }

@@ -3,14 +3,17 @@
  *
  * Deploy: the plan (placement + compiled runtime compose, src/domain/deploy/plan.ts) is
  * committed in ONE transaction: environment.generation + 1, a `queued` deployment carrying
- * that generation, the plan's container rows pre-allocated as `pending` (upserted on
- * (service_id, role, ordinal), container_id cleared), and the command whose payload holds the
+ * that generation, the plan's container rows pre-allocated (upserted on (service_id, role,
+ * ordinal): new rows, and rows with no container on the target, become `pending` with no
+ * container id; a container still on the target keeps its row as it is until the deploy
+ * reports), and the command whose payload holds the
  * compiled compose.yaml and every secret re-sealed to the target daemon's key (pndaemon). Only
  * then does the caller hand the command to the hub.
  *
- * Stop and destroy go to the server the environment was last deployed to; they plan nothing,
- * so the generation stays.
+ * Stop (`compose stop`: containers kept) and destroy (`compose down --volumes`) go to the server
+ * the environment was last deployed to; they plan nothing, so the generation stays.
  */
+import { sql } from 'drizzle-orm';
 import { container, type Container, type DaemonCommand, type Deployment, type Server } from '../../db/schema/index.ts';
 import { sealForDaemon } from '../../crypto/index.ts';
 import { composeProjectName } from '../../compose/naming.ts';
@@ -78,6 +81,9 @@ function recipientOf(target: Server) {
   return { serverId: target.id, daemonKeyId: target.daemonKeyId, publicKey: target.publicKey };
 }
 
+/** In an upsert's SET: the existing row's container exists, on `serverId`. */
+const stillThere = (serverId: string) => sql`(${container.containerId} IS NOT NULL AND ${container.serverId} = ${serverId})`;
+
 /** Commits a deploy plan: generation, deployment, pending containers and the command, atomically. */
 export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued {
   const { db, clock } = ctx;
@@ -103,12 +109,14 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
         .values({ ...planned, serverId, status: 'pending', containerId: null })
         .onConflictDoUpdate({
           target: [container.serviceId, container.role, container.ordinal],
+          // A container that still exists on the target keeps its state and id until the deploy
+          // reports (a queued deploy must not hide what still runs); any other row is pending.
           set: {
             serverId,
             containerName: planned.containerName,
             composeServiceName: planned.composeServiceName,
-            status: 'pending',
-            containerId: null,
+            status: sql`CASE WHEN ${stillThere(serverId)} THEN ${container.status} ELSE 'pending' END`,
+            containerId: sql`CASE WHEN ${stillThere(serverId)} THEN ${container.containerId} ELSE NULL END`,
           },
         })
         .returning()
@@ -125,7 +133,7 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
   });
 }
 
-/** Stop (`down`) or destroy (`down --volumes`) on the server the environment was last deployed to. */
+/** Stop (`compose stop`) or destroy (`compose down --volumes`) on the server the environment was last deployed to. */
 export function enqueueTeardown(
   ctx: DeploymentContext,
   actor: Actor,

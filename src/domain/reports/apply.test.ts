@@ -11,7 +11,7 @@ import { type Container, container, environment } from '../../db/schema/index.ts
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner } from '../../../test/identity.ts';
 import { seedService, seedTree } from '../../../test/seed.ts';
-import { applyReport, type ReportTarget } from './apply.ts';
+import { applyReport, isRemovedContainer, type ReportTarget } from './apply.ts';
 
 function setup() {
   const t = createTestApp();
@@ -63,12 +63,22 @@ describe('the container state table', () => {
     expect(reread(t, row.id)).toMatchObject({ status: 'unknown', containerId: `cid-${row.id}` });
   });
 
-  test('any -> exited on a stop report, for the containers it lists', () => {
+  test('any -> exited on a stop report: the stopped containers it lists keep their ids', () => {
     const { t, web, preallocate, target } = setup();
     const row = preallocate(web);
     applyReport(t.db, target('deploy'), [labelled(row, { state: 'running' })]);
-    applyReport(t.db, target('stop'), [labelled(row, { state: 'running' })]);
+    applyReport(t.db, target('stop'), [labelled(row, { state: 'exited' })]);
     expect(reread(t, row.id)).toMatchObject({ status: 'exited', containerId: `cid-${row.id}` });
+    expect(isRemovedContainer(reread(t, row.id))).toBe(false);
+  });
+
+  test('a stop report taken while the stop runs shows each container as the runtime has it', () => {
+    const { t, web, worker, preallocate, target } = setup();
+    const a = preallocate(web);
+    const b = preallocate(worker);
+    applyReport(t.db, target('deploy'), [labelled(a), labelled(b)]);
+    applyReport(t.db, target('stop'), [labelled(a, { state: 'exited' }), labelled(b, { state: 'running' })]);
+    expect([reread(t, a.id).status, reread(t, b.id).status]).toEqual(['exited', 'running']);
   });
 
   test('an empty stop report clears container_id; the stopped containers read exited', () => {
@@ -90,6 +100,9 @@ describe('the container state table', () => {
     applyReport(t.db, target('destroy'), []);
     expect(reread(t, a.id)).toMatchObject({ status: 'running', containerId: null });
     expect(reread(t, b.id)).toMatchObject({ status: 'dead', containerId: null });
+    // The rows say their containers are gone, whatever status they last had.
+    expect([a, b].map((row) => isRemovedContainer(reread(t, row.id)))).toEqual([true, true]);
+    expect(isRemovedContainer(preallocate(web, 2))).toBe(false);
     // After a stop the status stays exited through the destroy.
     applyReport(t.db, target('stop'), []);
     applyReport(t.db, target('destroy'), []);

@@ -6,11 +6,16 @@
  * |-----------------------------------|------------------------------|----------------------------|---------------------|
  * | report listing the container      | matched row (created if its  | the runtime state (created,| the reported id     |
  * |                                   | service is known but no row) | running, ... dead), else   |                     |
- * |                                   |                              | `unknown` (toContainerState)|                    |
- * | stop report                       | listed rows                  | `exited`                   | the reported id     |
- * | stop report                       | rows of this server not listed (an empty report: all) | `exited` (stopped, see DECISIONS) | null |
- * | destroy report                    | rows of this server not listed (an empty report: all) | unchanged  | null                |
+ * |                                   |                              | `unknown` (protocol parse) |                     |
+ * | stop report                       | listed rows (`compose stop`  | the runtime state: exited  | the reported id     |
+ * |                                   | keeps the containers)        | once stopped               |                     |
+ * | stop report                       | rows of this server not listed (an empty report: all) | `exited`  | null                |
+ * | destroy report                    | rows of this server not listed (an empty report: all) | unchanged | null                |
  * | deploy report                     | rows not listed              | unchanged                  | unchanged           |
+ *
+ * So `container_id` null means no container exists for the row: `pending` before its first
+ * report, removed (destroyed, or gone from the engine) after one; `isRemovedContainer` says which.
+ * Reports also arrive while a command runs (the agent's progress): each is applied the same way.
  *
  * A reported container is matched to its row by the platform labels the compiler sets
  * (dev.panel.service-id, dev.panel.role, dev.panel.ordinal; src/compose/naming.ts), and only for
@@ -62,7 +67,7 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
       const slot = labelledSlot(item);
       const known = slot && serviceIds.has(slot.serviceId) ? slot : null;
       const row = (known && bySlot.get(keyOf(known.serviceId, known.role, known.ordinal))) || byName.get(item.name);
-      const status = target.kind === 'stop' ? 'exited' : toContainerState(item.state);
+      const status = toContainerState(item.state);
       const observed = {
         serverId: target.serverId,
         containerId: item.containerId,
@@ -99,6 +104,9 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
     return [...changed.values()];
   });
 }
+
+/** The row's container no longer exists on its server: it was listed once, then was not. */
+export const isRemovedContainer = (row: Pick<Container, 'containerId' | 'status'>): boolean => row.containerId === null && row.status !== 'pending';
 
 /** Clears `containerId` from any other row of the server: the id is unique per server. */
 function releaseContainerId(db: Queryable, serverId: string, containerId: string, keepRowId: string | null): void {

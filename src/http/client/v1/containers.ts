@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { type Container, containerRoles, containerStatuses } from '../../../db/schema/index.ts';
 import { createContainer, deleteContainer, listContainers, loadContainer, updateContainer } from '../../../domain/containers/service.ts';
+import { isRemovedContainer } from '../../../domain/reports/apply.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
 import { errorResponses, IdParams, JsonColumn, JsonObject, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
@@ -39,6 +40,8 @@ export const ContainerSchema = v.object({
   containerId: v.nullable(v.string()),
   containerName: v.string(),
   status: v.picklist(containerStatuses),
+  /** The container no longer exists on its server (destroyed, or removed outside Panel); `status` is the last state it had. */
+  isRemoved: v.boolean(),
   role: v.picklist(containerRoles),
   composeServiceName: v.string(),
   ordinal: v.number(),
@@ -56,6 +59,7 @@ export const presentContainer = (row: Container) => ({
   containerId: row.containerId,
   containerName: row.containerName,
   status: row.status,
+  isRemoved: isRemovedContainer(row),
   role: row.role,
   composeServiceName: row.composeServiceName,
   ordinal: row.ordinal,
