@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import type { Config } from './config.ts';
 import type { KeyRing } from './crypto/keyring.ts';
 import type { DaemonHub, Listener } from './daemon/hub.ts';
+import type { SupervisedStatus } from './domain/servers/this-machine.ts';
 import type { Db } from './db/client.ts';
 import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
@@ -24,6 +25,8 @@ export interface AppDeps {
   logger: Logger;
   /** The one daemon hub of the process, shared by every app instance (src/daemon/hub.ts). */
   hub: DaemonHub;
+  /** The local daemon `panel serve` supervises (PANEL_LOCAL_DAEMON=auto); absent when something else runs it. */
+  localDaemon?: { status(): SupervisedStatus };
   /** Which listener this instance serves: the unix socket is the local daemon slot. Default tcp. */
   listener?: Listener;
 }

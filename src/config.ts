@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export type Runtime = 'self-hosted' | 'development';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LocalDaemonMode = 'auto' | 'off';
 
 export interface Config {
   dataDir: string;
@@ -15,6 +16,12 @@ export interface Config {
   runtime: Runtime;
   isSignupEnabled: boolean;
   daemonSocket: string;
+  /**
+   * `auto`: `panel serve` starts and supervises the local daemon itself whenever a Docker engine
+   * answers (the trial and development setup). `off`: something else runs it (install.sh's
+   * panel-daemon unit).
+   */
+  localDaemon: LocalDaemonMode;
   logLevel: LogLevel;
   maxBodyBytes: number;
   /** External identity providers; each is present only when configured. */
@@ -85,11 +92,14 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const maxBodyBytes = parsePositiveInt('PANEL_MAX_BODY_BYTES', text('PANEL_MAX_BODY_BYTES') ?? String(1024 * 1024), problems);
   const oauth = parseOAuth(text, problems);
 
-  const socketText = text('PANEL_DAEMON_SOCKET') ?? join(dataDir, 'daemon.sock');
-  const daemonSocket = isAbsolute(socketText) ? socketText : resolve(socketText);
+  const daemonSocket = defaultDaemonSocket(env);
   if (Buffer.byteLength(daemonSocket) > MAX_SOCKET_PATH) {
     problems.push(`PANEL_DAEMON_SOCKET is longer than ${MAX_SOCKET_PATH} bytes: ${daemonSocket}`);
   }
+
+  const localDaemonText = text('PANEL_LOCAL_DAEMON') ?? 'auto';
+  if (localDaemonText !== 'auto' && localDaemonText !== 'off') problems.push(`PANEL_LOCAL_DAEMON must be "auto" or "off", got "${localDaemonText}"`);
+  const localDaemon: LocalDaemonMode = localDaemonText === 'off' ? 'off' : 'auto';
 
   let secrets = text('PANEL_SECRETS');
   const secretsFile = text('PANEL_SECRETS_FILE');
@@ -112,10 +122,21 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     runtime,
     isSignupEnabled,
     daemonSocket,
+    localDaemon,
     logLevel,
     maxBodyBytes,
     oauth,
   };
+}
+
+/**
+ * The local daemon slot's socket: PANEL_DAEMON_SOCKET, else <PANEL_DATA_DIR or ./data>/daemon.sock,
+ * as an absolute path. `panel serve` listens there and `panel daemon run --local` looks there
+ * first, so the two agree without being told.
+ */
+export function defaultDaemonSocket(env: Env): string {
+  const given = env.PANEL_DAEMON_SOCKET?.trim();
+  return resolve(given ? given : join(resolve(env.PANEL_DATA_DIR?.trim() || './data'), 'daemon.sock'));
 }
 
 /**

@@ -1,13 +1,14 @@
 import type { Database } from 'bun:sqlite';
 import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type AppDeps, buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { DaemonHub } from './daemon/hub.ts';
+import { LocalDaemonSupervisor } from './daemon/local-supervisor.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
@@ -40,7 +41,15 @@ export function openMigratedDatabase(config: Config, logger: Logger): Database {
   return sqlite;
 }
 
-export async function serve(config: Config, logger: Logger): Promise<RunningServer> {
+export interface ServeOptions {
+  /**
+   * How to run this very executable (`[panel]`, or `[bun, src/main.ts]` from source): with
+   * PANEL_LOCAL_DAEMON=auto, `panel serve` starts `<it> daemon run --local` as a supervised child.
+   */
+  selfCommand?: string[];
+}
+
+export async function serve(config: Config, logger: Logger, options: ServeOptions = {}): Promise<RunningServer> {
   let keyring: KeyRing;
   try {
     keyring = parseKeyRing(config.secrets);
@@ -51,7 +60,8 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   const db = createDb(sqlite);
   // One hub for both listeners: one view of connected daemons, one change feed.
   const hub = new DaemonHub({ db, clock: systemClock, logger });
-  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub };
+  const localDaemon = config.localDaemon === 'auto' && options.selfCommand ? localDaemonSupervisor(config, logger, options.selfCommand) : undefined;
+  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);
   } catch (error) {
@@ -89,17 +99,25 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   // First boot (self-hosted): the one-time install token goes to <data dir>/install-token (0600).
   announceInstall(deps.db, config, logger);
   hub.start();
+  localDaemon?.start();
   logger.info('panel serving', { url, publicUrl: config.publicUrl, socket: config.daemonSocket, runtime: config.runtime });
   return {
     url,
     socketPath: config.daemonSocket,
     async stop() {
+      await localDaemon?.stop();
       hub.stop();
       await Promise.all([tcp.stop(), local.stop()]);
       sqlite.close();
       if (existsSync(config.daemonSocket)) unlinkSync(config.daemonSocket);
     },
   };
+}
+
+/** The local daemon as a child of this process, its state kept in <data dir>/local-daemon. */
+function localDaemonSupervisor(config: Config, logger: Logger, selfCommand: string[]): LocalDaemonSupervisor {
+  const argv = [...selfCommand, 'daemon', 'run', '--local', '--socket', config.daemonSocket, '--state-dir', join(config.dataDir, 'local-daemon')];
+  return new LocalDaemonSupervisor({ argv, env: { ...process.env, PANEL_LOG_LEVEL: config.logLevel }, logger });
 }
 
 /** Refuses to start when stored secrets are sealed under a key the ring no longer holds. */

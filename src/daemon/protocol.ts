@@ -27,6 +27,8 @@ export const CLOSE_CODES = {
   normal: 1000,
   /** The hub is going away (restart); the agent reconnects with backoff. */
   goingAway: 1001,
+  /** Not yet (the local daemon arrived before the install): the agent retries every 2 s. */
+  tryAgainLater: 1013,
   /** A frame was not JSON, or not one of the frames below. */
   malformedFrame: 4000,
   /** A frame exceeded MAX_FRAME_BYTES. */

@@ -56,6 +56,16 @@ export interface Server {
   updatedAt: string;
 }
 
+/** GET /servers/this-machine: Panel's own host as the organization's local server. */
+export interface ThisMachine {
+  applies: boolean;
+  serverId: string | null;
+  name: string | null;
+  state: 'connected' | 'connecting' | 'external' | 'checking' | 'no_engine' | 'running' | 'restarting' | 'refused';
+  problem: string | null;
+  fix: string | null;
+}
+
 export interface CreatedJoinToken {
   id: string;
   state: 'active' | 'used' | 'expired';
@@ -120,6 +130,7 @@ export const deployApi = {
     list: (query: { organizationId: string; cursor?: string }) => call<Page<Server>>('GET', 'client/v1/servers', undefined, query),
     rename: (id: string, name: string) => call<Server>('PATCH', `client/v1/servers/${id}`, { name }),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
+    thisMachine: (organizationId: string) => call<ThisMachine>('GET', 'client/v1/servers/this-machine', undefined, { organizationId }),
   },
   joinTokens: {
     create: (organizationId: string) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', { organizationId }),

@@ -4,8 +4,9 @@
  * control plane refused the credential.
  */
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import type { LogLevel } from '../../config.ts';
+import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { defaultDaemonSocket, type LogLevel } from '../../config.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { PANEL_VERSION } from '../../version.ts';
 import type { HelloFrame } from '../protocol.ts';
@@ -34,11 +35,25 @@ export const DAEMON_USAGE = `usage:
       the local daemon: connect over the control plane's unix socket, no enrollment
 
 state dir: --state-dir, PANEL_DAEMON_STATE_DIR or /var/lib/panel-daemon
-socket:    --socket, PANEL_DAEMON_SOCKET or /run/panel/daemon.sock
+socket:    --socket, PANEL_DAEMON_SOCKET, <PANEL_DATA_DIR or ./data>/daemon.sock (where panel serve
+           listens by default), else /run/panel/daemon.sock (install.sh)
 exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential refused (re-join)
 `;
 
-export const DEFAULT_DAEMON_SOCKET = '/run/panel/daemon.sock';
+/** Where install.sh's units put the socket; looked at when the default of `panel serve` has none. */
+export const SYSTEM_DAEMON_SOCKET = '/run/panel/daemon.sock';
+
+/**
+ * --socket when given (relative to the working directory); else where `panel serve` listens by
+ * the same environment (PANEL_DAEMON_SOCKET, else <PANEL_DATA_DIR or ./data>/daemon.sock), and
+ * when no socket is there but install.sh's is, that one.
+ */
+export function localSocketPath(flag: string | undefined, env: Record<string, string | undefined>): string {
+  if (flag) return resolve(flag);
+  const served = defaultDaemonSocket(env);
+  if (!env.PANEL_DAEMON_SOCKET?.trim() && !existsSync(served) && existsSync(SYSTEM_DAEMON_SOCKET)) return SYSTEM_DAEMON_SOCKET;
+  return served;
+}
 const EXIT_PARKED = 3;
 
 export interface DaemonIo {
@@ -128,7 +143,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   let target: HubTarget;
   if (local) {
     identity = await loadOrCreateLocalIdentity(stateDir);
-    target = localHubTarget(option(parsed, '--socket') ?? env.PANEL_DAEMON_SOCKET ?? DEFAULT_DAEMON_SOCKET);
+    target = localHubTarget(localSocketPath(option(parsed, '--socket'), env));
   } else {
     const joined = await loadIdentity(stateDir);
     identity = joined;

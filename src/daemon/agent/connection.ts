@@ -6,6 +6,8 @@
  * logging why) when the hub refuses the credential: close code 4003 or HTTP 401/403 on upgrade.
  * Randomness and waiting are injected so tests never sleep.
  */
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
 import type { Logger } from '../../lib/logger.ts';
 import {
   CLOSE_CODES,
@@ -25,6 +27,8 @@ const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebS
 
 export const MIN_BACKOFF_MS = 1_000;
 export const MAX_BACKOFF_MS = 30_000;
+/** After 1013 (the local daemon before the install): soon, so the install connects this machine at once. */
+export const TRY_AGAIN_LATER_MS = 2_000;
 /** The hub pings more often than this; silence this long means a dead link. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
 
@@ -41,9 +45,37 @@ export function backoffDelay(attempt: number, random: () => number): number {
 export interface HubTarget {
   url: string;
   credential?: string;
+  /** Checked before each attempt: why the hub cannot be reached now, or null. */
+  unreachable?: () => Promise<string | null>;
 }
 
-export const localHubTarget = (socketPath: string): HubTarget => ({ url: `ws+unix://${socketPath}:/ws/daemon/v1` });
+/** The control plane's unix socket; a relative path is taken from the working directory. */
+export function localHubTarget(socketPath: string): HubTarget {
+  const path = resolve(socketPath);
+  return { url: `ws+unix://${path}:/ws/daemon/v1`, unreachable: () => unixSocketProblem(path) };
+}
+
+/**
+ * Why nothing listens at `path`, or null when something does: a missing file or a refused
+ * connection means no `panel serve` there (said in one line, then waited for quietly).
+ */
+export function unixSocketProblem(path: string): Promise<string | null> {
+  return new Promise((settle) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      settle(null);
+    });
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'ENOENT' ? 'no such socket' : error.code === 'ECONNREFUSED' ? 'connection refused' : (error.code ?? error.message);
+      settle(
+        error.code === 'EACCES'
+          ? `cannot open the control plane socket ${path}: permission denied; run the daemon as root or as the user panel serve runs as`
+          : `no control plane at ${path} (${why}): is \`panel serve\` running? set --socket (waiting for it)`,
+      );
+    });
+  });
+}
 
 /** What the connection needs from the rest of the agent. */
 export interface AgentSession {
@@ -105,9 +137,22 @@ export class HubConnection {
 
   /** Connects and reconnects until stopped or parked. */
   async run(): Promise<LoopEnd> {
-    const { logger, random = Math.random, sleep = defaultSleep } = this.options;
+    const { logger, target, random = Math.random, sleep = defaultSleep } = this.options;
     let attempt = 0;
+    // A failure said once is not repeated until something else happens (a welcome, another failure).
+    let lastSaid = '';
+    const say = (level: 'warn' | 'error', message: string, fields: Record<string, unknown>) => {
+      const key = `${message}|${fields.code ?? ''}|${fields.reason ?? ''}|${fields.upgradeStatus ?? ''}`;
+      logger[key === lastSaid ? 'debug' : level](message, fields);
+      lastSaid = key;
+    };
     while (!this.signal.aborted) {
+      const problem = await target.unreachable?.();
+      if (problem) {
+        say('error', problem, {});
+        await sleep(backoffDelay(attempt++, random), this.signal);
+        continue;
+      }
       const end = await this.connectOnce();
       if (this.signal.aborted) break;
       if (end.code === CLOSE_CODES.unauthorized || end.upgradeStatus === 401 || end.upgradeStatus === 403) {
@@ -115,10 +160,19 @@ export class HubConnection {
         logger.error('the control plane refused this daemon\'s credential; not reconnecting. Run "panel daemon join <url> --token <token> --force" to enroll again', { detail });
         return { reason: 'parked', detail };
       }
-      if (end.welcomed) attempt = 0;
-      const delay = end.code === CLOSE_CODES.replaced ? MAX_BACKOFF_MS : backoffDelay(attempt++, random);
-      const message = end.code === CLOSE_CODES.replaced ? 'replaced by another connection of this server; is a second daemon running with this identity?' : 'disconnected from the control plane';
-      logger.warn(message, { code: end.code, reason: end.reason, upgradeStatus: end.upgradeStatus, retryInMs: delay });
+      if (end.welcomed) {
+        attempt = 0;
+        lastSaid = '';
+      }
+      const delay =
+        end.code === CLOSE_CODES.replaced ? MAX_BACKOFF_MS : end.code === CLOSE_CODES.tryAgainLater ? TRY_AGAIN_LATER_MS : backoffDelay(attempt++, random);
+      const message =
+        end.code === CLOSE_CODES.replaced
+          ? 'replaced by another connection of this server; is a second daemon running with this identity?'
+          : end.code === CLOSE_CODES.tryAgainLater
+            ? 'the control plane is not ready for this daemon yet; trying again every 2 s'
+            : 'disconnected from the control plane';
+      say('warn', message, { code: end.code, reason: end.reason, upgradeStatus: end.upgradeStatus });
       await sleep(delay, this.signal);
     }
     logger.info('daemon connection stopped');

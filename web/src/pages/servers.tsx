@@ -19,6 +19,7 @@ import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { TagPicker, useTagFilter } from './tags.tsx';
+import { ThisMachineCard } from './this-machine.tsx';
 
 const CONNECTION_TEXT = {
   connecting: 'Connecting to live updates…',
@@ -236,6 +237,7 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
     <>
       <Breadcrumbs items={[{ label: organization.data.name, href: `/organizations/${organizationId}` }, { label: 'Servers' }]} />
       <h1 tabIndex={-1}>Servers</h1>
+      <ThisMachineCard organizationId={organizationId} serversVersion={live.servers} />
       <p class="muted" role="status">
         {CONNECTION_TEXT[live.connection]}
         {live.problem && `: ${live.problem}`}

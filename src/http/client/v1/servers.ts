@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { type Server, serverFlags, serverStatuses } from '../../../db/schema/index.ts';
 import { deleteServer, listServers, loadServer, renameServer } from '../../../domain/servers/service.ts';
+import { describeThisMachine } from '../../../domain/servers/this-machine.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
 import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
@@ -47,9 +48,37 @@ export const presentServer = (row: Server) => ({
   ...timestampsOf(row),
 });
 
+const ThisMachineSchema = v.object({
+  /** False for an organization that does not own this machine's local slot. */
+  applies: v.boolean(),
+  serverId: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  state: v.picklist(['connected', 'connecting', 'external', 'checking', 'no_engine', 'running', 'restarting', 'refused']),
+  /** Why this machine is not connected, in words; null when it is. */
+  problem: v.nullable(v.string()),
+  /** The one command that fixes it, when there is one. */
+  fix: v.nullable(v.string()),
+});
+
 export const serverRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/servers', detail: { tags: ['servers'] } })
     .use(clientGuard(deps))
+    .get(
+      '/this-machine',
+      ({ actor, query }) =>
+        describeThisMachine(actor, query.organizationId, {
+          ...deps.hub.localSlot(),
+          isConnected: (serverId) => deps.hub.isConnected(serverId),
+          supervised: deps.localDaemon?.status(),
+        }),
+      {
+        query: v.object({ organizationId: Uuid }),
+        response: { 200: ThisMachineSchema, ...errorResponses(401, 404, 422) },
+        detail: {
+          summary: "Whether Panel's own host is connected as the organization's local server; if not, why and the command that fixes it",
+        },
+      },
+    )
     .get(
       '/',
       ({ actor, query }) => {
