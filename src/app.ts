@@ -51,8 +51,9 @@ export function buildApp(deps: AppDeps) {
     .onParse({ as: 'global' }, ({ request, contentType }) => parseJsonBody(request, contentType, config.maxBodyBytes))
     .onError({ as: 'global' }, ({ error, code, request, set }) => {
       const requestId = requestIdOf(request);
-      const { status, body } = toErrorResponse(error, code, requestId, logger);
+      const { status, headers, body } = toErrorResponse(error, code, requestId, logger);
       set.status = status;
+      Object.assign(set.headers, headers);
       set.headers['x-request-id'] = requestId;
       set.headers['content-type'] = 'application/json';
       return body;

@@ -27,7 +27,7 @@ export const DEFAULT_COMPOSE_LIMITS: Readonly<ComposeLimits> = Object.freeze({
 });
 
 export function composeInvalid(message: string, path?: string): DomainError {
-  return new DomainError('compose_invalid', 422, message, path);
+  return new DomainError('compose_invalid', message, path);
 }
 
 export function resolveLimits(overrides?: Partial<ComposeLimits>): ComposeLimits {

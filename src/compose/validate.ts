@@ -3,7 +3,7 @@
  * mapping of mappings, top-level resource sections as mappings), the caps of limits.ts, the
  * x-panel extension (x-panel.ts) and the host-access guard (host-access.ts). Everything else is
  * left to Compose itself at deploy. Works on base and overlay documents alike: merge tags are
- * unwrapped and `!reset` entries skipped. Throws DomainError('compose_invalid', 422, ...).
+ * unwrapped and `!reset` entries skipped. Throws DomainError('compose_invalid', ...).
  */
 import { entriesOf, expectMapping, isReset, plain } from './checks.ts';
 import { checkResourceHostAccess, checkServiceHostAccess } from './host-access.ts';

@@ -75,6 +75,7 @@ const EXPECTED_FOREIGN_KEYS: Record<string, string> = {
   'server.organization_id': 'organization CASCADE',
   'repository.organization_id': 'organization CASCADE',
   'tls.organization_id': 'organization CASCADE',
+  'certificate_authority.organization_id': 'organization CASCADE',
   'ip.organization_id': 'organization CASCADE',
   'datacenter.organization_id': 'organization CASCADE',
   'storage.organization_id': 'organization CASCADE',

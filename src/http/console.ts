@@ -136,7 +136,7 @@ function assetResponse(asset: ConsoleAsset, request: Request): Response {
   return new Response(asset.body, { headers });
 }
 
-const noSuchRoute = () => new DomainError('not_found', 404, 'no such route');
+const noSuchRoute = () => new DomainError('not_found', 'no such route');
 const isApiPath = (path: string) => /^\/(api|ws)(\/|$)/.test(path);
 /** A path naming a file (the last segment has an extension) is never a client-side route. */
 const isFilePath = (path: string) => /\.[A-Za-z0-9]+$/.test(path);

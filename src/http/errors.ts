@@ -1,15 +1,12 @@
+import type { ErrorBody } from '../contract/errors.ts';
 import { DomainError } from '../lib/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 
-export interface ErrorBody {
-  error: { code: string; message: string; path?: string; requestId: string };
-}
-
 /** Elysia's own error codes, mapped once to the API's stable codes. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  NOT_FOUND: { status: 404, code: 'not_found', message: 'no such route' },
-  PARSE: { status: 400, code: 'invalid_json', message: 'request body is not valid JSON' },
-  INVALID_COOKIE_SIGNATURE: { status: 401, code: 'unauthenticated', message: 'invalid session cookie' },
+const FRAMEWORK_ERRORS: Record<string, DomainError> = {
+  NOT_FOUND: new DomainError('not_found', 'no such route'),
+  PARSE: new DomainError('invalid_json', 'request body is not valid JSON'),
+  INVALID_COOKIE_SIGNATURE: new DomainError('unauthenticated', 'invalid session cookie'),
 };
 
 interface ValidationIssuePathItem {
@@ -28,34 +25,39 @@ function validationMessage(error: unknown): string {
   return issue?.message ?? 'request does not match the schema';
 }
 
+export interface ErrorResponse {
+  status: number;
+  /** Retry-After (seconds) of a 429. */
+  headers: Record<string, string>;
+  body: ErrorBody;
+}
+
+/** The answer to a DomainError: the catalog's status, the one body, Retry-After when it has one. */
+export function answerFor(error: DomainError, requestId: string): ErrorResponse {
+  const { code, message, path } = error;
+  return {
+    status: error.status,
+    headers: error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) },
+    body: { error: path === undefined ? { code, message, requestId } : { code, message, path, requestId } },
+  };
+}
+
 /**
  * The one place any thrown error becomes an HTTP answer. Unknown errors are logged with the
  * request id and answered without detail (no stack or message leaks to the client).
  */
-export function toErrorResponse(
-  error: unknown,
-  frameworkCode: string | number | undefined,
-  requestId: string,
-  logger: Logger,
-): { status: number; body: ErrorBody } {
-  const body = (code: string, message: string, path?: string): ErrorBody => ({
-    error: path === undefined ? { code, message, requestId } : { code, message, path, requestId },
-  });
-
+export function toErrorResponse(error: unknown, frameworkCode: string | number | undefined, requestId: string, logger: Logger): ErrorResponse {
   // Errors thrown while parsing the body reach here wrapped in Elysia's ParseError.
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (frameworkCode === 'PARSE' && cause instanceof DomainError) error = cause;
 
-  if (error instanceof DomainError) {
-    return { status: error.status, body: body(error.code, error.message, error.path) };
-  }
+  if (error instanceof DomainError) return answerFor(error, requestId);
   if (frameworkCode === 'VALIDATION') {
-    const path = validationPath(error);
-    return { status: 422, body: body('validation_failed', validationMessage(error), path ?? '') };
+    return answerFor(new DomainError('validation_failed', validationMessage(error), validationPath(error) ?? ''), requestId);
   }
   const known = typeof frameworkCode === 'string' ? FRAMEWORK_ERRORS[frameworkCode] : undefined;
-  if (known) return { status: known.status, body: body(known.code, known.message) };
+  if (known) return answerFor(known, requestId);
 
   logger.error('unhandled error', { requestId, error: error instanceof Error ? error.stack ?? error.message : String(error) });
-  return { status: 500, body: body('internal_error', 'internal error') };
+  return answerFor(new DomainError('internal_error', 'internal error'), requestId);
 }

@@ -35,6 +35,7 @@ export function buildOpenApiDocument(app: AnyElysia) {
       .map(([path, item]) => [toOpenApiPath(path), Object.fromEntries(Object.entries(item ?? {}).filter(([method]) => method !== 'ws'))] as const)
       .filter(([, item]) => Object.keys(item).length > 0),
   );
+  describeErrorResponses(paths);
   for (const route of app.routes as RouteLike[]) {
     const body = route.hooks?.body as GenericSchema | undefined;
     if (!body || route.hooks?.detail?.hide) continue;
@@ -43,6 +44,20 @@ export function buildOpenApiDocument(app: AnyElysia) {
     operation.requestBody = { required: true, content: { 'application/json': { schema: valibotToJsonSchema(body) as never } } };
   }
   return { openapi: '3.1.2', info, paths, components: generated.components };
+}
+
+type Operation = { responses?: Record<string, { description?: string; content?: Record<string, { schema?: { description?: string } }> }> };
+
+/** An error response says which codes it carries (errorResponses puts them on its schema). */
+function describeErrorResponses(paths: Record<string, Record<string, unknown>>): void {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item) as Operation[]) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const description = response.content?.['application/json']?.schema?.description;
+        if (Number(status) >= 400 && description) response.description = description;
+      }
+    }
+  }
 }
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');

@@ -1,14 +1,7 @@
 import * as v from 'valibot';
+import { ERROR_CATALOG, type ErrorCode } from '../contract/errors.ts';
 
-/** Schemas shared by every surface: the error body, list envelopes, ids and paging. */
-export const ErrorBodySchema = v.object({
-  error: v.object({
-    code: v.string(),
-    message: v.string(),
-    path: v.optional(v.string()),
-    requestId: v.string(),
-  }),
-});
+/** Schemas shared by every surface: error answers, list envelopes, ids and paging. */
 
 export const Uuid = v.pipe(v.string(), v.uuid('must be a UUID'));
 export const IdParams = v.object({ id: Uuid });
@@ -21,9 +14,27 @@ export const ListQuery = {
 export const listEnvelope = <T extends v.GenericSchema>(item: T) =>
   v.object({ data: v.array(item), nextCursor: v.nullable(v.string()) });
 
-/** Response map entries for the error statuses a route can answer, so OpenAPI lists them. */
-export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBodySchema> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBodySchema]));
+/** The error body of one status, its `code` limited to `codes`, each explained from the catalog. */
+function errorBodyOf(codes: readonly ErrorCode[]) {
+  return v.pipe(
+    v.object({
+      error: v.object({ code: v.picklist(codes), message: v.string(), path: v.optional(v.string()), requestId: v.string() }),
+    }),
+    v.description(codes.map((code) => `\`${code}\`: ${ERROR_CATALOG[code].when}`).join('; ')),
+  );
+}
+
+/**
+ * Response map entries for the error codes a route can answer, grouped by the status the catalog
+ * gives each, so the API description lists every code per operation.
+ */
+export function errorResponses(...codes: ErrorCode[]): Record<number, ReturnType<typeof errorBodyOf>> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_CATALOG[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries([...byStatus].map(([status, grouped]) => [status, errorBodyOf(grouped)]));
 }
 
 /** ^[A-Za-z_][A-Za-z0-9_]*$, 1..max characters: variable keys, key prefixes, database names. */

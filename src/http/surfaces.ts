@@ -8,7 +8,7 @@ import { installV1 } from './install/v1/index.ts';
 import { clientSocketRoutes } from './ws/client.ts';
 import { daemonSocketRoutes } from './ws/daemon.ts';
 
-const unauthenticated = () => new DomainError('unauthenticated', 401, 'authentication required');
+const unauthenticated = () => new DomainError('unauthenticated', 'authentication required');
 
 /** What the daemon unix socket serves: the local daemon slot needs nothing else. */
 export const daemonSurfaces = (deps: AppDeps) => new Elysia({ name: 'daemon-surfaces' }).use(daemonV1(deps)).use(daemonSocketRoutes(deps));

@@ -127,7 +127,7 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
   test('rename shows the new name; delete asks first, then the row goes', async () => {
     const name = (await serverRow().getByRole('rowheader').textContent())!.trim();
     await page.getByRole('button', { name: `Rename ${name}` }).click();
-    await page.getByLabel(`New name for ${name}`).fill('edge-1');
+    await page.getByLabel(`Name of ${name}`).fill('edge-1');
     await page.getByRole('form', { name: `Rename ${name}` }).getByRole('button', { name: 'Rename' }).click();
     await serversTable().getByRole('rowheader', { name: 'edge-1' }).waitFor();
 

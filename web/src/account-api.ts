@@ -62,7 +62,8 @@ export interface Service {
   composeServiceName: string;
 }
 
-export interface HostingOptions {
+/** The routing keys the console edits; the API's other keys (the bind scope, proxy toggles) ride along. */
+export interface HostingOptions extends JsonObject {
   hostnames?: string[];
   pathPrefix?: string;
   targetPort?: number;
@@ -78,6 +79,12 @@ export interface Hosting {
   metadata: JsonObject | null;
   options: HostingOptions | null;
   updatedAt: string;
+}
+
+export interface HostingChanges {
+  name?: string | null;
+  description?: string | null;
+  options?: JsonObject | null;
 }
 
 const V1 = 'client/v1';
@@ -129,9 +136,9 @@ export const hostingApi = {
   services: (query: Cursor & { environmentId: string }) => call<Page<Service>>('GET', `${V1}/services`, undefined, query),
   service: (id: string) => call<Service>('GET', `${V1}/services/${id}`),
   list: (query: Cursor & { serviceId: string }) => call<Page<Hosting>>('GET', `${V1}/hostings`, undefined, query),
-  create: (input: { serviceId: string; name?: string | null; options?: HostingOptions | null }) =>
+  create: (input: { serviceId: string } & HostingChanges) =>
     call<Hosting>('POST', `${V1}/hostings`, input),
-  update: (id: string, changes: { name?: string | null; options?: HostingOptions | null }) =>
+  update: (id: string, changes: HostingChanges) =>
     call<Hosting>('PATCH', `${V1}/hostings/${id}`, changes),
   remove: (id: string) => call<void>('DELETE', `${V1}/hostings/${id}`),
 };

@@ -105,7 +105,7 @@ export const principalApi = {
 export const managedApi = {
   list: (query: Cursor & { organizationId: string }) => call<Page<ManagedCluster>>('GET', `${V1}/managed`, undefined, query),
   create: (input: ClusterFields & { organizationId: string; engine: Engine }) => call<ManagedCluster>('POST', `${V1}/managed`, input),
-  update: (id: string, changes: ClusterFields) => call<ManagedCluster>('PATCH', `${V1}/managed/${id}`, changes),
+  update: (id: string, changes: Partial<ClusterFields>) => call<ManagedCluster>('PATCH', `${V1}/managed/${id}`, changes),
   remove: (id: string) => call<void>('DELETE', `${V1}/managed/${id}`),
 };
 

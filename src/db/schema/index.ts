@@ -12,6 +12,7 @@ export * from './session.ts';
 export * from './server.ts';
 export * from './repository.ts';
 export * from './tls.ts';
+export * from './certificate_authority.ts';
 export * from './ip.ts';
 export * from './datacenter.ts';
 export * from './storage.ts';

@@ -113,7 +113,7 @@ function writeMirror(tx: Queryable, organizationId: string, hostingId: string, r
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     if (error.code === 'validation_failed') throw composeInvalid(`${route.path}: ${error.message}`, joinPath(route.path, 'hostnames'));
-    throw new DomainError(error.code, error.status, `${route.path}: ${error.message}`, joinPath(route.path, 'hostnames'));
+    throw error.relocated(joinPath(route.path, 'hostnames'), `${route.path}: `);
   }
 }
 

@@ -49,7 +49,7 @@ function inEnvironment<T>(environment: EnvironmentLayers['environment'], work: (
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     const label = environment.name === null ? environment.id : `"${environment.name}"`;
-    throw new DomainError(error.code, error.status, `environment ${label}: ${error.message}`, error.path);
+    throw error.relocated(error.path, `environment ${label}: `);
   }
 }
 

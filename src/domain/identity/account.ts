@@ -16,14 +16,14 @@ import { assertPasswordAcceptable, emailInUse, findUser, findUserByEmail, normal
 
 /** Account routes change credentials: an API token (automation) may not use them. */
 export function requireSessionActor(actor: Actor): void {
-  if (actor.kind !== 'session') throw new DomainError('session_required', 403, 'this needs a signed-in session, not an API token');
+  if (actor.kind !== 'session') throw new DomainError('session_required', 'this needs a signed-in session, not an API token');
 }
 
 /** How recently the caller must have signed in to add or remove a way into the account. */
 export const RECENT_SIGN_IN_MS = 15 * 60_000;
 
 export const reauthenticationRequired = () =>
-  new DomainError('reauthentication_required', 403, `sign in again to do this: it needs a sign-in from the last ${RECENT_SIGN_IN_MS / 60_000} minutes`);
+  new DomainError('reauthentication_required', `sign in again to do this: it needs a sign-in from the last ${RECENT_SIGN_IN_MS / 60_000} minutes`);
 
 /**
  * The recent sign-in rule, for actions that would leave a stolen session cookie with a way in
@@ -130,7 +130,7 @@ export async function changePassword(
     limiter.check(buckets);
     if (input.currentPassword === undefined || !(await verifyPassword(input.currentPassword, me.passwordHash))) {
       limiter.fail(buckets);
-      throw new DomainError('invalid_credentials', 422, 'the current password is wrong', 'currentPassword');
+      throw new DomainError('wrong_password', 'the current password is wrong', 'currentPassword');
     }
   }
   assertPasswordAcceptable(input.newPassword, me.email, 'newPassword');

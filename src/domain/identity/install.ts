@@ -26,8 +26,8 @@ export function isInstalled(db: Db): boolean {
   return installed;
 }
 
-export const alreadyInstalled = () => new DomainError('already_installed', 410, 'Panel is already installed');
-export const installRequired = () => new DomainError('install_required', 503, 'Panel is not installed yet; finish the install wizard');
+export const alreadyInstalled = () => new DomainError('already_installed', 'Panel is already installed');
+export const installRequired = () => new DomainError('install_required', 'Panel is not installed yet; finish the install wizard');
 
 export type InstallProof = { kind: 'token'; token: string } | { kind: 'host'; username: string; password: string };
 
@@ -48,7 +48,7 @@ async function proveHostAccess(dataDir: string, proof: InstallProof, hostRunner:
   if (proof.kind === 'token') return checkInstallToken(dataDir, proof.token);
   const result = await authenticateHostAccount(proof.username, proof.password, hostRunner);
   if (result === 'unavailable') {
-    throw new DomainError('host_auth_unavailable', 501, 'host account sign-in needs pamtester on this host; use the install token', 'proof.kind');
+    throw new DomainError('host_auth_unavailable', 'host account sign-in needs pamtester on this host; use the install token', 'proof.kind');
   }
   return result === 'ok';
 }
@@ -67,7 +67,7 @@ export async function completeInstall(
   limiter.check(buckets);
   if (!(await proveHostAccess(dataDir, input.proof, hostRunner))) {
     limiter.fail(buckets);
-    throw new DomainError('invalid_credentials', 401, input.proof.kind === 'token' ? 'the install token is wrong' : 'the host account was refused');
+    throw new DomainError('invalid_credentials', input.proof.kind === 'token' ? 'the install token is wrong' : 'the host account was refused');
   }
   const prepared = await preparePasswordUser(ctx.db, input);
   // Synchronous from here: no other request can run between the check and the inserts.

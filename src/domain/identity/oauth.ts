@@ -56,10 +56,11 @@ export type OAuthFailure =
   | 'invalid_request'
   | 'email_not_verified'
   | 'signup_disabled'
-  | 'account_conflict';
+  | 'account_conflict'
+  | 'provider_not_configured';
 
-const fail = (code: OAuthFailure | OAuthError['code'], status: number, message: string) => new DomainError(code, status, message);
-const invalidState = () => fail('invalid_state', 401, 'the sign-in state is invalid, expired, already used or from another browser; start again');
+const fail = (code: OAuthFailure | OAuthError['code'], message: string) => new DomainError(code, message);
+const invalidState = () => fail('invalid_state', 'the sign-in state is invalid, expired, already used or from another browser; start again');
 
 const MAX_STATE_LENGTH = 4096;
 const MAX_CODE_LENGTH = 2048;
@@ -73,7 +74,7 @@ export function listProviders(ctx: Pick<OAuthContext, 'providers'>) {
 
 function providerOf(ctx: OAuthContext, id: string): OAuthProvider {
   const provider = ctx.providers.get(id as ProviderId);
-  if (!provider) throw fail('provider_unavailable', 404, 'this sign-in provider is not configured');
+  if (!provider) throw fail('provider_not_configured', 'this sign-in provider is not configured');
   return provider;
 }
 
@@ -82,7 +83,7 @@ async function viaProvider<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof OAuthError) throw fail(error.code, error.code === 'provider_unavailable' ? 502 : 401, error.message);
+    if (error instanceof OAuthError) throw fail(error.code, error.message);
     throw error;
   }
 }
@@ -146,8 +147,8 @@ export interface CallbackInput {
 export async function completeOAuth(ctx: OAuthContext, providerId: string, input: CallbackInput, meta: RequestMeta): Promise<OAuthOutcome> {
   const provider = providerOf(ctx, providerId);
   const state = redeemState(ctx, provider.id, input.state, input.binding);
-  if (input.error !== undefined) throw fail('access_denied', 401, 'the provider did not authorize the sign-in');
-  if (!input.code || input.code.length > MAX_CODE_LENGTH) throw fail('invalid_request', 400, 'the provider sent no authorization code');
+  if (input.error !== undefined) throw fail('access_denied', 'the provider did not authorize the sign-in');
+  if (!input.code || input.code.length > MAX_CODE_LENGTH) throw fail('invalid_request', 'the provider sent no authorization code');
 
   const profile = await viaProvider(() =>
     provider.complete({
@@ -180,7 +181,7 @@ function linkIdentity(tx: Queryable, owner: User, profile: ExternalProfile, emai
     .get();
   // One account per provider per user: a second external account with the same verified
   // address is refused rather than silently replacing the first link.
-  if (existing) throw fail('account_conflict', 409, 'this Panel account is already linked to another account at this provider');
+  if (existing) throw fail('account_conflict', 'this Panel account is already linked to another account at this provider');
   tx.insert(oauthIdentity).values({ userId: owner.id, provider: profile.provider, subject: profile.subject, email, lastUsedAt: at }).run();
 }
 
@@ -206,8 +207,8 @@ export function resolveExternalUser(ctx: OAuthContext, profile: ExternalProfile)
         return existing;
       }
     }
-    if (verified.length === 0) throw fail('email_not_verified', 403, 'the provider reports no verified e-mail address for this account');
-    if (!ctx.signUpEnabled) throw fail('signup_disabled', 403, 'no Panel account has this e-mail address, and sign-up is disabled');
+    if (verified.length === 0) throw fail('email_not_verified', 'the provider reports no verified e-mail address for this account');
+    if (!ctx.signUpEnabled) throw fail('signup_disabled', 'no Panel account has this e-mail address, and sign-up is disabled');
     const email = verified[0]!;
     const created = tx.insert(user).values({ email, displayName: profile.displayName }).returning().get();
     // createOrganization nests its own transaction (a savepoint inside this one).

@@ -54,9 +54,12 @@ const USER_VERIFICATION: Readonly<Record<Exclude<Ceremony, 'registration'>, User
   'second-factor': 'discouraged',
 };
 
-export const invalidWebAuthnChallenge = (status: 401 | 422) =>
-  new DomainError('invalid_challenge', status, 'the passkey challenge is invalid, expired, already used or for another ceremony; start again', 'challenge');
-const passkeyNotVerified = (status: 401 | 422) => new DomainError('passkey_invalid', status, 'the passkey could not be verified', 'response');
+const STALE_CEREMONY = 'the passkey challenge is invalid, expired, already used or for another ceremony; start again';
+/** Sign-in ceremonies answer 401, registrations (a signed-in change) 422. */
+export const invalidWebAuthnChallenge = () => new DomainError('invalid_challenge', STALE_CEREMONY, 'challenge');
+const invalidRegistrationChallenge = () => new DomainError('invalid_registration_challenge', STALE_CEREMONY, 'challenge');
+const passkeyNotVerified = () => new DomainError('passkey_invalid', 'the passkey could not be verified', 'response');
+const registrationNotVerified = () => new DomainError('registration_not_verified', 'the passkey could not be verified', 'response');
 const passkeyLimit = () => conflict('passkey_limit_reached', `at most ${MAX_PASSKEYS_PER_USER} passkeys per account`);
 
 export interface CeremonyStart<Options> {
@@ -129,12 +132,12 @@ export async function completePasskeyRegistration(
   const expectedChallenge = redeemCeremony(ctx, input.challenge, { subject: actor.userId, ceremony: 'registration' });
   if (expectedChallenge === null) {
     attempt.fail();
-    throw invalidWebAuthnChallenge(422);
+    throw invalidRegistrationChallenge();
   }
   const credential = await checkRegistration(ctx.rp, input.response, expectedChallenge);
   if (!credential) {
     attempt.fail();
-    throw passkeyNotVerified(422);
+    throw registrationNotVerified();
   }
   return ctx.db.transaction((tx) => {
     if (passkeyCount(tx as unknown as Db, actor.userId) >= MAX_PASSKEYS_PER_USER) throw passkeyLimit();
@@ -169,7 +172,7 @@ export async function beginPasskeySignIn(ctx: PasskeyContext, input: { twoFactor
   const pending = peekPending(ctx, input.twoFactorChallenge);
   const registered = listPasskeysOf(ctx.db, pending.subject);
   if (registered.length === 0) {
-    throw new DomainError('no_passkey', 409, 'this account has no passkey; use another second factor', 'twoFactorChallenge');
+    throw new DomainError('no_passkey', 'this account has no passkey; use another second factor', 'twoFactorChallenge');
   }
   const options = await authenticationOptions(ctx.rp, registered, USER_VERIFICATION['second-factor']);
   return sealCeremony(ctx, pending.subject, 'second-factor', options, pending.id);
@@ -180,7 +183,7 @@ function peekPending(ctx: PasskeyContext, envelope: string): Challenge {
   try {
     return peekSecondFactorChallenge(ctx, envelope);
   } catch (error) {
-    if (error instanceof DomainError) throw new DomainError(error.code, error.status, error.message, 'twoFactorChallenge');
+    if (error instanceof DomainError) throw error.relocated('twoFactorChallenge');
     throw error;
   }
 }
@@ -189,7 +192,7 @@ function redeemPending(ctx: PasskeyContext, envelope: string) {
   try {
     return redeemSecondFactorChallenge(ctx, envelope);
   } catch (error) {
-    if (error instanceof DomainError) throw new DomainError(error.code, error.status, error.message, 'twoFactorChallenge');
+    if (error instanceof DomainError) throw error.relocated('twoFactorChallenge');
     throw error;
   }
 }
@@ -228,29 +231,29 @@ export async function signInWithPasskey(
   });
   if (expectedChallenge === null) {
     byAddress.fail();
-    throw invalidWebAuthnChallenge(401);
+    throw invalidWebAuthnChallenge();
   }
 
   const stored = ctx.db.select().from(passkey).where(eq(passkey.credentialId, input.response.id)).get();
   if (!stored || (pending !== null && stored.userId !== pending.subject)) {
     byAddress.fail();
-    throw passkeyNotVerified(401);
+    throw passkeyNotVerified();
   }
   const attempt = beginAttempt(ctx.db, ctx.clock, 'passkey', { account: stored.userId, address: meta.address });
   // A discoverable credential names its user: it must be the credential's owner.
   if (pending === null && input.response.response.userHandle !== userHandleOf(stored.userId)) {
     attempt.fail();
-    throw passkeyNotVerified(401);
+    throw passkeyNotVerified();
   }
   const checked = await checkAuthentication(ctx.rp, input.response, expectedChallenge, stored, USER_VERIFICATION[ceremony]);
   if (!checked) {
     attempt.fail();
-    throw passkeyNotVerified(401);
+    throw passkeyNotVerified();
   }
 
   const signedIn = pending ? redeemPending(ctx, input.twoFactorChallenge!) : findUser(ctx.db, stored.userId);
-  if (!signedIn) throw passkeyNotVerified(401);
-  if (!recordUse(ctx.db, stored, checked.newCounter, checked.isBackedUp, ctx.clock.now())) throw passkeyNotVerified(401);
+  if (!signedIn) throw passkeyNotVerified();
+  if (!recordUse(ctx.db, stored, checked.newCounter, checked.isBackedUp, ctx.clock.now())) throw passkeyNotVerified();
   return startSession(ctx, signedIn, meta);
 }
 

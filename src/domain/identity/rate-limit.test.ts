@@ -3,7 +3,8 @@ import { rateLimit } from '../../db/schema/index.ts';
 import { createDb } from '../../db/client.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { openMigratedDatabase } from '../../../test/db.ts';
-import { ATTEMPT_POLICIES, AttemptLimiter, attemptBuckets, beginAttempt, RateLimitedError } from './rate-limit.ts';
+import { ATTEMPT_POLICIES, AttemptLimiter, attemptBuckets, beginAttempt } from './rate-limit.ts';
+import { DomainError } from '../../lib/errors.ts';
 
 const setup = () => {
   const db = createDb(openMigratedDatabase());
@@ -15,7 +16,7 @@ const retryAfter = (run: () => void): number | null => {
     run();
     return null;
   } catch (error) {
-    if (error instanceof RateLimitedError) return error.retryAfterSeconds;
+    if (error instanceof DomainError && error.code === 'rate_limited') return error.retryAfterSeconds!;
     throw error;
   }
 };
@@ -59,7 +60,7 @@ describe('attempt limits', () => {
   test('persisted: a new limiter on the same database (a restart) sees the failures', () => {
     const { db, clock } = setup();
     for (let i = 0; i < 50; i++) new AttemptLimiter(db, clock).fail(attemptBuckets('passkey', { address: '192.0.2.9' }));
-    expect(() => beginAttempt(db, clock, 'passkey', { account: 'user-9', address: '192.0.2.9' })).toThrow(RateLimitedError);
+    expect(() => beginAttempt(db, clock, 'passkey', { account: 'user-9', address: '192.0.2.9' })).toThrow(expect.objectContaining({ code: 'rate_limited' }));
   });
 
   test('old failures are purged as new ones arrive', () => {
@@ -74,7 +75,7 @@ describe('attempt limits', () => {
   test('beginAttempt: fail() records against account and address', () => {
     const { db, clock } = setup();
     for (let i = 0; i < 100; i++) beginAttempt(db, clock, 'passkey', { account: 'user-1', address: `198.51.100.${i % 40}` }).fail();
-    expect(() => beginAttempt(db, clock, 'passkey', { account: 'user-1', address: '203.0.113.1' })).toThrow(RateLimitedError);
+    expect(() => beginAttempt(db, clock, 'passkey', { account: 'user-1', address: '203.0.113.1' })).toThrow(expect.objectContaining({ code: 'rate_limited' }));
     expect(() => beginAttempt(db, clock, 'passkey', { account: 'user-2', address: '203.0.113.1' })).not.toThrow();
   });
 });

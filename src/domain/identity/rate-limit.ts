@@ -55,11 +55,9 @@ const LONGEST_WINDOW_MS = Math.max(
   ...Object.values(ATTEMPT_POLICIES).flatMap((p) => [p.address.windowMs, p.account?.windowMs ?? 0]),
 );
 
-export class RateLimitedError extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', 429, 'too many failed attempts; try again later');
-  }
-}
+/** 429 with the seconds until the fullest bucket frees a slot (the mapper sends Retry-After). */
+export const rateLimited = (retryAfterSeconds: number) =>
+  new DomainError('rate_limited', 'too many failed attempts; try again later', undefined, retryAfterSeconds);
 
 export interface Bucket {
   readonly policy: RatePolicy;
@@ -110,7 +108,7 @@ export class AttemptLimiter {
   /** Throws 429 `rate_limited` (with the longest wait) when any bucket is full. */
   check(buckets: readonly Bucket[]): void {
     const wait = Math.max(0, ...buckets.map((bucket) => this.retryAfterSeconds(bucket)));
-    if (wait > 0) throw new RateLimitedError(wait);
+    if (wait > 0) throw rateLimited(wait);
   }
 
   /** Records one failure in every bucket, and forgets failures older than any window. */

@@ -17,7 +17,10 @@ import { revokeAllSessions } from './sessions.ts';
 
 export const totpSecretOwner = (id: string): SecretOwner => ({ table: 'user_totp', column: 'secret', id });
 
-export const invalidCode = (status: 401 | 422 = 422) => new DomainError('invalid_code', status, 'the code is not valid', 'code');
+/** A sign-in's second factor refused (401). */
+export const invalidCode = () => new DomainError('invalid_code', 'the code is not valid', 'code');
+/** A signed-in change of second factor given a wrong code (422). */
+const wrongCode = () => new DomainError('wrong_code', 'the code is not valid', 'code');
 
 export function findTotp(db: Queryable, userId: string): UserTotp | undefined {
   return db.select().from(userTotp).where(eq(userTotp.userId, userId)).get();
@@ -94,7 +97,7 @@ function verifySignedInCode(ctx: IdentityContext, row: UserTotp, code: string, a
   const recovery = allowRecovery && step === null ? findRecoveryCode(ctx.db, row.userId, code) : undefined;
   if (recovery && spendRecoveryCode(ctx.db, recovery.id, ctx.clock.now())) return;
   limiter.fail(buckets);
-  throw invalidCode();
+  throw wrongCode();
 }
 
 /** Confirms a pending enrolment with a first code; returns the ten recovery codes (shown once). */

@@ -26,9 +26,9 @@ export type SignInResult =
   | SessionStarted
   | { kind: 'second_factor'; challenge: string; expiresAt: Date; methods: SecondFactorMethod[] };
 
-export const invalidCredentials = () => new DomainError('invalid_credentials', 401, 'e-mail or password is wrong');
+export const invalidCredentials = () => new DomainError('invalid_credentials', 'e-mail or password is wrong');
 export const invalidChallenge = () =>
-  new DomainError('invalid_challenge', 401, 'the sign-in challenge is invalid, expired or already used; sign in again', 'challenge');
+  new DomainError('invalid_challenge', 'the sign-in challenge is invalid, expired or already used; sign in again', 'challenge');
 
 /** A new session for `user` (a fresh token every time: no fixation). */
 export function startSession(ctx: IdentityContext, signedIn: User, meta: RequestMeta): SessionStarted {
@@ -118,11 +118,11 @@ export function signInWithSecondFactor(
   }
   if (!spend) {
     limiter.fail(buckets);
-    throw invalidCode(401);
+    throw invalidCode();
   }
   // Redeem the challenge before spending the code: a replayed challenge must not burn a code.
   const signedIn = redeemSecondFactorChallenge(ctx, input.challenge);
   // Spending is atomic: of two concurrent requests with one code, only one gets here.
-  if (!spend()) throw invalidCode(401);
+  if (!spend()) throw invalidCode();
   return startSession(ctx, signedIn, meta);
 }

@@ -126,10 +126,10 @@ export async function acceptInvitation(ctx: IdentityContext, actor: Actor | null
   const now = ctx.clock.now();
   const { row } = liveInvitation(ctx.db, input.token, now);
   if (actor) {
-    if (actor.kind !== 'session') throw new DomainError('session_required', 403, 'accept invitations from a signed-in session');
+    if (actor.kind !== 'session') throw new DomainError('session_required', 'accept invitations from a signed-in session');
     const me = findUser(ctx.db, actor.userId);
     if (!me || normalizeEmail(me.email) !== row.email) {
-      throw new DomainError('invitation_email_mismatch', 403, 'this invitation is for another e-mail address');
+      throw new DomainError('invitation_email_mismatch', 'this invitation is for another e-mail address');
     }
     if (isMember(ctx.db, row.organizationId, row.email)) throw alreadyMember();
     ctx.db.transaction((tx) => {
@@ -139,7 +139,7 @@ export async function acceptInvitation(ctx: IdentityContext, actor: Actor | null
     return { organizationId: row.organizationId, session: null };
   }
   if (input.password === undefined) {
-    throw new DomainError('unauthenticated', 401, 'sign in as the invited user, or send a password to create the account');
+    throw new DomainError('unauthenticated', 'sign in as the invited user, or send a password to create the account');
   }
   if (findUserByEmail(ctx.db, row.email)) {
     throw conflict('account_exists', 'an account with this e-mail exists; sign in and accept again');

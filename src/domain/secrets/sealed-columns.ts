@@ -1,6 +1,6 @@
 import { eq, isNotNull, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { principal, tls, userTotp, variable } from '../../db/schema/index.ts';
+import { certificateAuthority, principal, tls, userTotp, variable } from '../../db/schema/index.ts';
 
 /**
  * Every column that stores `pnsecret` envelopes at rest. Re-encryption, the key-ring check at
@@ -23,5 +23,14 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: variable, tableName: 'variable', columnName: 'value', property: 'value', id: variable.id, value: variable.value, sealedRows: eq(variable.isSecret, true) },
   { table: principal, tableName: 'principal', columnName: 'password', property: 'password', id: principal.id, value: principal.password, sealedRows: isNotNull(principal.password) },
   { table: tls, tableName: 'tls', columnName: 'private_key', property: 'privateKey', id: tls.id, value: tls.privateKey, sealedRows: isNotNull(tls.privateKey) },
+  {
+    table: certificateAuthority,
+    tableName: 'certificate_authority',
+    columnName: 'private_key',
+    property: 'privateKey',
+    id: certificateAuthority.id,
+    value: certificateAuthority.privateKey,
+    sealedRows: isNotNull(certificateAuthority.privateKey),
+  },
   { table: userTotp, tableName: 'user_totp', columnName: 'secret', property: 'secret', id: userTotp.id, value: userTotp.secret, sealedRows: isNotNull(userTotp.secret) },
 ];

@@ -46,13 +46,12 @@ export interface Enrolled {
 }
 
 export const invalidJoinToken = () =>
-  new DomainError('invalid_join_token', 401, 'the join token is unknown, expired, revoked or already used; create a new one');
+  new DomainError('invalid_join_token', 'the join token is unknown, expired, revoked or already used; create a new one');
 
 /** The machine is the control plane's own host: its daemon is the local slot and never enrolls. */
 export const machineIsLocal = () =>
   new DomainError(
     'machine_is_local',
-    409,
     "this machine is the control plane's local server; its daemon connects over the unix socket (panel daemon run --local) and does not enroll",
   );
 

@@ -15,7 +15,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function adminGuard(deps: AppDeps) {
   return new Elysia().resolve({ as: 'scoped' }, ({ request }): { actor: Actor } => {
     const actor = optionalActor(deps, request);
-    if (!actor) throw new DomainError('unauthenticated', 401, 'sign in as a superadmin');
+    if (!actor) throw new DomainError('unauthenticated', 'sign in as a superadmin');
     if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
     if (!actor.isSuperadmin) throw forbidden('this needs a superadmin');
     return { actor };

@@ -52,7 +52,7 @@ export function optionalActor(deps: CredentialDeps, request: Request): Actor | n
 export function assertSameOrigin(request: Request, publicUrl: string): void {
   const origin = request.headers.get('origin');
   if (origin !== new URL(publicUrl).origin) {
-    throw new DomainError('forbidden', 403, 'cross-origin request refused');
+    throw new DomainError('forbidden', 'cross-origin request refused');
   }
 }
 
@@ -65,7 +65,7 @@ export function clientGuard(deps: AppDeps) {
   return new Elysia({ name: 'client-guard' }).resolve({ as: 'scoped' }, ({ request }): { actor: Actor } => {
     if (deps.config.runtime === 'self-hosted' && !isInstalled(deps.db)) throw installRequired();
     const actor = optionalActor(deps, request);
-    if (!actor) throw new DomainError('unauthenticated', 401, 'sign in or send an API token');
+    if (!actor) throw new DomainError('unauthenticated', 'sign in or send an API token');
     if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
     return { actor };
   });

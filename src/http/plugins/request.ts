@@ -15,7 +15,7 @@ export function requestIdOf(request: Request): string {
 }
 
 export const payloadTooLarge = (limit: number) =>
-  new DomainError('payload_too_large', 413, `request body is larger than ${limit} bytes`);
+  new DomainError('payload_too_large', `request body is larger than ${limit} bytes`);
 
 /**
  * Reads at most `limit` bytes of the body, refusing early on a declared Content-Length and
@@ -49,11 +49,11 @@ export async function parseJsonBody(request: Request, contentType: string, limit
   const text = await readBoundedText(request, limit);
   if (text === '') return undefined;
   if (!/^application\/([a-z.+-]*\+)?json\b/i.test(contentType)) {
-    throw new DomainError('unsupported_media_type', 415, 'request bodies must be application/json');
+    throw new DomainError('unsupported_media_type', 'request bodies must be application/json');
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new DomainError('invalid_json', 400, 'request body is not valid JSON');
+    throw new DomainError('invalid_json', 'request body is not valid JSON');
   }
 }

@@ -12,7 +12,7 @@ import { optionalActor } from './guard.ts';
 
 export function authenticateUpgrade(deps: Pick<AppDeps, 'config' | 'keyring' | 'db' | 'clock'>, request: Request): Actor {
   const actor = optionalActor(deps, request);
-  if (!actor) throw new DomainError('unauthenticated', 401, 'sign in or send an API token');
+  if (!actor) throw new DomainError('unauthenticated', 'sign in or send an API token');
   if (actor.kind === 'session') assertSameOrigin(request, deps.config.publicUrl);
   return actor;
 }

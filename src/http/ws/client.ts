@@ -142,7 +142,7 @@ function subscribe(deps: AppDeps, socket: Sender, state: SocketState, topic: Top
     return void send(socket, { type: 'subscribed', ...topic, ...empty });
   }
   if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET) {
-    throw new DomainError('too_many_subscriptions', 429, `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per socket`);
+    throw new DomainError('too_many_subscriptions', `at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions per socket`);
   }
   subscriptions.set(key, listen(deps, socket, state, topic));
 }

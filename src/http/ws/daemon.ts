@@ -31,7 +31,7 @@ interface RawHandlers {
 export function daemonClaimOf(deps: Pick<AppDeps, 'hub' | 'listener'>, request: Request): HubClaim {
   if (deps.listener === 'unix') return { listener: 'unix' };
   const server = deps.hub.authenticate(bearerOf(request));
-  if (!server) throw new DomainError('unauthenticated', 401, 'a daemon credential is required; run panel daemon join');
+  if (!server) throw new DomainError('unauthenticated', 'a daemon credential is required; run panel daemon join');
   return { listener: 'tcp', serverId: server.id };
 }
 

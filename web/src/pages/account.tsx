@@ -31,7 +31,7 @@ export function AccountPage() {
 
 function PasswordSection() {
   const [changed, setChanged] = useState(false);
-  const form = useForm(['currentPassword', 'newPassword'], { codes: { invalid_credentials: 'currentPassword' } });
+  const form = useForm(['currentPassword', 'newPassword'], { codes: { wrong_password: 'currentPassword' } });
   const change = form.onSubmit(async (values) => {
     await accountApi.changePassword({ currentPassword: values.currentPassword!, newPassword: values.newPassword! });
     form.formRef.current?.reset();

@@ -4,16 +4,14 @@
  * in plain words.
  */
 import type { ApiError } from '../api.ts';
-import { CheckField, Field } from '../forms.tsx';
+import { CheckField, Field, type FieldBinding } from '../forms.tsx';
 import type { PasswordChange } from '../principals-api.ts';
-
-type FieldPropsOf = (name: string) => { id: string; name: string; error?: string };
 
 /**
  * The write-only password: a password input that always starts empty, or "generate", which has
  * the API pick one and answer it once. `replacing` words it for an existing principal.
  */
-export function PasswordFields({ fieldProps, generate, onGenerate, replacing }: { fieldProps: FieldPropsOf; generate: boolean; onGenerate: (generate: boolean) => void; replacing: boolean }) {
+export function PasswordFields({ fieldProps, generate, onGenerate, replacing }: { fieldProps: (name: string) => FieldBinding; generate: boolean; onGenerate: (generate: boolean) => void; replacing: boolean }) {
   return (
     <>
       <CheckField

@@ -75,14 +75,14 @@ function LastSeen({ server, now }: { server: Server; now: number }) {
 }
 
 function RenameForm({ server, onDone }: { server: Server; onDone: () => void }) {
-  const form = useForm(['name']);
-  const submit = form.onSubmit(async (values) => {
-    await deployApi.servers.rename(server.id, values.name ?? '');
+  const form = useForm(['name'], {}, { name: server.name });
+  const submit = form.onSubmit(async (values, edited) => {
+    if ('name' in edited) await deployApi.servers.rename(server.id, values.name ?? '');
     onDone();
   });
   return (
     <form ref={form.formRef} onSubmit={submit} class="inline-form" aria-label={`Rename ${server.name}`}>
-      <Field {...form.fieldProps('name')} label={`New name for ${server.name}`} required autoFocus autoComplete="off" />
+      <Field {...form.fieldProps('name')} label={`Name of ${server.name}`} required autoFocus autoComplete="off" />
       <FormAlert problem={form.problem} />
       <div class="row">
         <SubmitButton busy={form.busy} busyLabel="Renaming…">

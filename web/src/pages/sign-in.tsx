@@ -28,7 +28,7 @@ function challengeFromFragment(): (Challenge & { returnTo: string | null }) | nu
 
 const OAUTH_ERRORS: Record<string, string> = {
   access_denied: 'The provider did not let you sign in.',
-  no_account: 'No Panel account uses that identity, and sign-up is closed.',
+  signup_disabled: 'No Panel account uses that identity, and sign-up is closed.',
   invalid_state: 'The sign-in took too long or was finished in another browser. Try again.',
 };
 

@@ -24,7 +24,7 @@ export const adminSecretsRoutes = (deps: AppDeps) =>
       return { currentKeyId: deps.keyring.currentKeyId, ...report };
     },
     {
-      response: { 200: ReencryptReportSchema, ...errorResponses(401, 403) },
+      response: { 200: ReencryptReportSchema, ...errorResponses('unauthenticated', 'forbidden') },
       detail: { summary: 'Re-seal every stored secret under the current root key (superadmin)' },
     },
   );

@@ -57,7 +57,7 @@ export const apiTokenRoutes = (deps: AppDeps) =>
       },
       {
         body: v.object({ organizationId: Uuid, name: TokenName, role: Role, expiresAt: v.optional(v.nullable(Timestamp)) }),
-        response: { 201: v.object({ ...ApiTokenSchema.entries, token: v.string() }), ...errorResponses(401, 403, 404, 422, 503) },
+        response: { 201: v.object({ ...ApiTokenSchema.entries, token: v.string() }), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'Create an API token; the token is shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -69,7 +69,7 @@ export const apiTokenRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(ApiTokenSchema), ...errorResponses(401, 404, 422, 503) },
+        response: { 200: listEnvelope(ApiTokenSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'List API tokens: your own, or every token of the organization for owners' },
       },
     )
@@ -81,7 +81,7 @@ export const apiTokenRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 404, 422, 503) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'Revoke an API token' },
       },
     );

@@ -58,7 +58,7 @@ describe('POST /auth/password', () => {
     const { headers } = await signIn(t, person.email, person.password);
     const wrong = await t.request('POST', `${AUTH}/password`, { currentPassword: 'not my password', newPassword: 'an even better passphrase' }, headers!);
     expect(wrong.status).toBe(422);
-    expect(wrong.json.error).toMatchObject({ code: 'invalid_credentials', path: 'currentPassword' });
+    expect(wrong.json.error).toMatchObject({ code: 'wrong_password', path: 'currentPassword' });
     const missing = await t.request('POST', `${AUTH}/password`, { newPassword: 'an even better passphrase' }, headers!);
     expect(missing.json.error.path).toBe('currentPassword');
     const weak = await t.request('POST', `${AUTH}/password`, { currentPassword: person.password, newPassword: 'short' }, headers!);

@@ -22,7 +22,7 @@ import { startSession } from '../../../domain/identity/sign-in.ts';
 import { findUser } from '../../../domain/identity/users.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/rate-limit.ts';
 import { clearSessionCookie, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { errorResponses, IdParams } from '../../schemas.ts';
@@ -58,22 +58,21 @@ export const authAccountRoutes = (deps: AppDeps) =>
             secondFactors: SecondFactorMethods,
             memberships: v.array(v.object({ organizationId: v.string(), organizationName: v.string(), role: Role })),
           }),
-          ...errorResponses(401, 503),
+          ...errorResponses('unauthenticated', 'install_required'),
         },
         detail: { summary: 'The signed-in user, their second factors and organizations' },
       },
     )
     .post(
       '/password',
-      ({ actor, body, request, server, set }) =>
-        withRetryAfter(set, async () => {
-          const fresh = await changePassword(deps, actor, body, requestMeta(server, request));
-          setSessionCookie(set, deps, fresh.token);
-          set.status = 204;
-        }),
+      async ({ actor, body, request, server, set }) => {
+        const fresh = await changePassword(deps, actor, body, requestMeta(server, request));
+        setSessionCookie(set, deps, fresh.token);
+        set.status = 204;
+      },
       {
         body: v.object({ currentPassword: v.optional(Password), newPassword: Password }),
-        response: { 204: NoContent, ...errorResponses(401, 403, 422, 429, 503) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: {
           summary: 'Change the password; every session is revoked and a fresh one issued',
           description: `With a password already set, currentPassword proves the caller. Setting a first one (no currentPassword): ${RECENT_SIGN_IN_DOC}`,
@@ -91,51 +90,48 @@ export const authAccountRoutes = (deps: AppDeps) =>
         return enrolTotp(deps, me.id, me.email);
       },
       {
-        response: { 201: v.object({ secret: v.string(), uri: v.string() }), ...errorResponses(401, 403, 409, 503) },
+        response: { 201: v.object({ secret: v.string(), uri: v.string() }), ...errorResponses('unauthenticated', 'forbidden', 'totp_already_enabled', 'install_required') },
         detail: { summary: 'Start TOTP enrolment: the secret and otpauth URI, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
     .post(
       '/totp/confirm',
-      ({ actor, body, request, server, set }) =>
-        withRetryAfter(set, () => {
-          requireRecentSignIn(deps.db, deps.clock, actor);
-          return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(server, request).address) };
-        }),
+      ({ actor, body, request, server, set }) => {
+        requireRecentSignIn(deps.db, deps.clock, actor);
+        return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(server, request).address) };
+      },
       {
         body: CodeBody,
-        response: { 200: RecoveryCodes, ...errorResponses(401, 403, 409, 422, 429, 503) },
+        response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_pending', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Confirm TOTP with a first code; answers ten recovery codes, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
     .post(
       '/totp/disable',
-      ({ actor, body, request, server, set }) =>
-        withRetryAfter(set, () => {
-          requireSessionActor(actor);
-          const meta = requestMeta(server, request);
-          disableTotp(deps, actor.userId, body.code, meta.address);
-          const me = findUser(deps.db, actor.userId);
-          if (!me) throw notFound('user');
-          setSessionCookie(set, deps, startSession(deps, me, meta).token);
-          set.status = 204;
-        }),
+      ({ actor, body, request, server, set }) => {
+        requireSessionActor(actor);
+        const meta = requestMeta(server, request);
+        disableTotp(deps, actor.userId, body.code, meta.address);
+        const me = findUser(deps.db, actor.userId);
+        if (!me) throw notFound('user');
+        setSessionCookie(set, deps, startSession(deps, me, meta).token);
+        set.status = 204;
+      },
       {
         body: CodeBody,
-        response: { 204: NoContent, ...errorResponses(401, 403, 409, 422, 429, 503) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_enabled', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Disable TOTP with a TOTP or recovery code; every session is revoked and a fresh one issued' },
       },
     )
     .post(
       '/recovery-codes',
-      ({ actor, body, request, server, set }) =>
-        withRetryAfter(set, () => {
-          requireSessionActor(actor);
-          return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(server, request).address) };
-        }),
+      ({ actor, body, request, server, set }) => {
+        requireSessionActor(actor);
+        return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(server, request).address) };
+      },
       {
         body: CodeBody,
-        response: { 200: RecoveryCodes, ...errorResponses(401, 403, 409, 422, 429, 503) },
+        response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_enabled', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Replace the recovery codes (proven with a TOTP code); the new ones are shown once' },
       },
     )
@@ -158,7 +154,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         };
       },
       {
-        response: { 200: v.object({ data: v.array(SessionSchema), nextCursor: v.nullable(v.string()) }), ...errorResponses(401, 403, 503) },
+        response: { 200: v.object({ data: v.array(SessionSchema), nextCursor: v.nullable(v.string()) }), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
         detail: { summary: "The signed-in user's live sessions" },
       },
     )
@@ -172,7 +168,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422, 503) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'Revoke one of your sessions' },
       },
     );

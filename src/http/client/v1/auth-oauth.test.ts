@@ -38,11 +38,11 @@ describe('providers', () => {
     expect(res.text).not.toContain('secret');
   });
 
-  test('an unconfigured provider redirects with provider_unavailable', async () => {
+  test('an unconfigured provider redirects with provider_not_configured', async () => {
     const t = createTestApp();
     await createPasswordUser(t);
     const res = await t.request('GET', `${OAUTH}/oidc/start`);
-    expect(errorOf(res)).toBe('provider_unavailable');
+    expect(errorOf(res)).toBe('provider_not_configured');
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 });

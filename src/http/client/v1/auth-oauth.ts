@@ -100,7 +100,7 @@ export const authOAuthRoutes = (deps: AppDeps) => {
   const providerList = new Elysia({ prefix: '/auth/oauth', detail: { tags: ['auth'] } })
     .use(installGate(deps))
     .get('/providers', () => ({ data: listProviders(ctx) }), {
-      response: { 200: v.object({ data: v.array(ProviderSchema) }), ...errorResponses(503) },
+      response: { 200: v.object({ data: v.array(ProviderSchema) }), ...errorResponses('install_required') },
       detail: { summary: 'The external identity providers this instance is configured for' },
     });
 

@@ -86,7 +86,7 @@ describe('pnwebauthn envelopes', () => {
       alice.headers,
     );
     expect(late.status).toBe(422);
-    expect(late.json.error).toMatchObject({ code: 'invalid_challenge', path: 'challenge' });
+    expect(late.json.error).toMatchObject({ code: 'invalid_registration_challenge', path: 'challenge' });
   });
 
   test('registration replay: one envelope registers at most one passkey', async () => {
@@ -98,7 +98,7 @@ describe('pnwebauthn envelopes', () => {
     expect((await t.request('POST', `${PASSKEYS}/register/verify`, { challenge: start.json.challenge, response: first }, alice.headers)).status).toBe(201);
     const replay = await t.request('POST', `${PASSKEYS}/register/verify`, { challenge: start.json.challenge, response: second }, alice.headers);
     expect(replay.status).toBe(422);
-    expect(replay.json.error.code).toBe('invalid_challenge');
+    expect(replay.json.error.code).toBe('invalid_registration_challenge');
     expect(t.db.select().from(passkey).all()).toHaveLength(2);
   });
 
@@ -119,7 +119,7 @@ describe('pnwebauthn envelopes', () => {
       alice.headers,
     );
     expect(asRegistration.status).toBe(422);
-    expect(asRegistration.json.error.code).toBe('invalid_challenge');
+    expect(asRegistration.json.error.code).toBe('invalid_registration_challenge');
 
     // A second-factor envelope used for a discoverable sign-in, and the other way round.
     const pending = (await signIn(t, alice.email, alice.password)).res.json.challenge as string;
@@ -151,7 +151,7 @@ describe('pnwebauthn envelopes', () => {
       alice.headers,
     );
     expect(stolen.status).toBe(422);
-    expect(stolen.json.error.code).toBe('invalid_challenge');
+    expect(stolen.json.error.code).toBe('invalid_registration_challenge');
     // A sealed sign-in envelope for a user (not anonymous) is refused for a discoverable sign-in.
     const forged = sealChallenge(t.deps.keyring, t.clock, 'webauthn', alice.userId, { ceremony: 'sign-in', challenge: 'AAAAAAAAAAAAAAAAAAAAAA' });
     const response = alice.authenticator.authenticate({ challenge: 'AAAAAAAAAAAAAAAAAAAAAA', rpId: '127.0.0.1' });
@@ -194,7 +194,7 @@ describe('origin, RP ID and client data', () => {
         { challenge: start.challenge, response: authenticatorFor(t).register(start.options, overrides) },
         alice.headers,
       );
-      expect({ overrides, status: res.status, code: res.json.error.code }).toEqual({ overrides, status: 422, code: 'passkey_invalid' });
+      expect({ overrides, status: res.status, code: res.json.error.code }).toEqual({ overrides, status: 422, code: 'registration_not_verified' });
     }
     expect(t.db.select().from(passkey).all()).toHaveLength(1);
   });

@@ -30,7 +30,7 @@ import {
   signInWithPasskey,
 } from '../../../domain/identity/passkeys.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/rate-limit.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { errorResponses, IdParams, listEnvelope, NoContent } from '../../schemas.ts';
@@ -119,7 +119,7 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       async ({ body }) => presentCeremony(await beginPasskeySignIn(ctx, { ...(body?.twoFactorChallenge ? { twoFactorChallenge: body.twoFactorChallenge } : {}) })),
       {
         body: v.optional(v.object({ twoFactorChallenge: v.optional(ChallengeEnvelope) })),
-        response: { 200: CeremonySchema, ...errorResponses(401, 409, 422, 503) },
+        response: { 200: CeremonySchema, ...errorResponses('unauthenticated', 'no_passkey', 'validation_failed', 'install_required') },
         detail: {
           summary: 'Start a passkey sign-in: without a body, a discoverable passkey signs in alone; with twoFactorChallenge (pn2fa), a passkey completes that pending sign-in',
         },
@@ -127,24 +127,23 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
     )
     .post(
       '/sign-in/verify',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, async () => {
-          assertCookieWriteOrigin(deps, request);
-          const result = await signInWithPasskey(
-            ctx,
-            {
-              challenge: body.challenge,
-              response: body.response as unknown as AuthenticationResponseJSON,
-              ...(body.twoFactorChallenge === undefined ? {} : { twoFactorChallenge: body.twoFactorChallenge }),
-            },
-            requestMeta(server, request),
-          );
-          setSessionCookie(set, deps, result.token);
-          return { status: 'signed_in' as const, user: presentUser(result.user) };
-        }),
+      async ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        const result = await signInWithPasskey(
+          ctx,
+          {
+            challenge: body.challenge,
+            response: body.response as unknown as AuthenticationResponseJSON,
+            ...(body.twoFactorChallenge === undefined ? {} : { twoFactorChallenge: body.twoFactorChallenge }),
+          },
+          requestMeta(server, request),
+        );
+        setSessionCookie(set, deps, result.token);
+        return { status: 'signed_in' as const, user: presentUser(result.user) };
+      },
       {
         body: v.object({ challenge: ChallengeEnvelope, response: AuthenticationResponse, twoFactorChallenge: v.optional(ChallengeEnvelope) }),
-        response: { 200: SignedInSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        response: { 200: SignedInSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Finish a passkey sign-in: verifies the assertion, checks the signature counter, and signs in (Set-Cookie)' },
       },
     );
@@ -153,40 +152,39 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
   new Elysia({ prefix: '/auth/passkeys', detail: { tags: ['auth'] } })
     .use(clientGuard(deps))
     .get('/', ({ actor }) => ({ data: listPasskeys(deps.db, actor).map(presentPasskey), nextCursor: null }), {
-      response: { 200: listEnvelope(PasskeySchema), ...errorResponses(401, 403, 503) },
+      response: { 200: listEnvelope(PasskeySchema), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
       detail: { summary: "The signed-in user's passkeys" },
     })
     .post('/register/options', async ({ actor }) => presentCeremony(await beginPasskeyRegistration(ctx, actor)), {
-      response: { 200: CeremonySchema, ...errorResponses(401, 403, 409, 503) },
+      response: { 200: CeremonySchema, ...errorResponses('unauthenticated', 'forbidden', 'passkey_limit_reached', 'install_required') },
       detail: { summary: 'Start registering a passkey: creation options and a pnwebauthn envelope', description: RECENT_SIGN_IN_DOC },
     })
     .post(
       '/register/verify',
-      ({ actor, body, request, server, set }) =>
-        withRetryAfter(set, async () => {
-          const row = await completePasskeyRegistration(
-            ctx,
-            actor,
-            {
-              challenge: body.challenge,
-              response: body.response as unknown as RegistrationResponseJSON,
-              ...(body.name === undefined ? {} : { name: body.name }),
-            },
-            requestMeta(server, request),
-          );
-          set.status = 201;
-          return presentPasskey(row);
-        }),
+      async ({ actor, body, request, server, set }) => {
+        const row = await completePasskeyRegistration(
+          ctx,
+          actor,
+          {
+            challenge: body.challenge,
+            response: body.response as unknown as RegistrationResponseJSON,
+            ...(body.name === undefined ? {} : { name: body.name }),
+          },
+          requestMeta(server, request),
+        );
+        set.status = 201;
+        return presentPasskey(row);
+      },
       {
         body: v.object({ challenge: ChallengeEnvelope, response: RegistrationResponse, name: v.optional(PasskeyName) }),
-        response: { 201: PasskeySchema, ...errorResponses(401, 403, 409, 422, 429, 503) },
+        response: { 201: PasskeySchema, ...errorResponses('unauthenticated', 'forbidden', 'passkey_already_registered', 'passkey_limit_reached', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Finish registering a passkey: verifies the attestation and stores the public key', description: RECENT_SIGN_IN_DOC },
       },
     )
     .patch('/:id', ({ actor, body, params }) => presentPasskey(renamePasskey(deps.db, actor, params.id, body.name)), {
       params: IdParams,
       body: v.object({ name: PasskeyName }),
-      response: { 200: PasskeySchema, ...errorResponses(401, 403, 404, 422, 503) },
+      response: { 200: PasskeySchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
       detail: { summary: 'Rename one of your passkeys' },
     })
     .delete(
@@ -197,7 +195,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422, 503) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'Delete one of your passkeys', description: RECENT_SIGN_IN_DOC },
       },
     );

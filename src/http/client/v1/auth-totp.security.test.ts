@@ -59,7 +59,7 @@ describe('TOTP enrolment', () => {
     const { secret } = (await t.request('POST', `${AUTH}/totp/enrol`, undefined, headers!)).json;
     const wrong = await t.request('POST', `${AUTH}/totp/confirm`, { code: '000000' === totpCode(secret, t.clock.now()) ? '111111' : '000000' }, headers!);
     expect(wrong.status).toBe(422);
-    expect(wrong.json.error).toMatchObject({ code: 'invalid_code', path: 'code' });
+    expect(wrong.json.error).toMatchObject({ code: 'wrong_code', path: 'code' });
     const ok = await t.request('POST', `${AUTH}/totp/confirm`, { code: totpCode(secret, t.clock.now()) }, headers!);
     expect(ok.status).toBe(200);
     const codes: string[] = ok.json.recoveryCodes;

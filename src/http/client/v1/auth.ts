@@ -15,7 +15,7 @@ import { signUp } from '../../../domain/identity/account.ts';
 import { resolveActor } from '../../../domain/identity/resolve.ts';
 import { revokeSession } from '../../../domain/identity/sessions.ts';
 import { type SessionStarted, signInWithPassword, signInWithSecondFactor, type SignInResult } from '../../../domain/identity/sign-in.ts';
-import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/rate-limit.ts';
 import { sessionTokenOf } from '../../plugins/guard.ts';
 import { assertCookieWriteOrigin, clearSessionCookie, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -59,7 +59,7 @@ function signUpRoutes(deps: AppDeps) {
     },
     {
       body: v.object({ email: Email, password: Password, organizationName: OrganizationName, displayName: v.optional(DisplayName) }),
-      response: { 201: v.object({ user: UserSchema, organizationId: v.string() }), ...errorResponses(403, 409, 422, 503) },
+      response: { 201: v.object({ user: UserSchema, organizationId: v.string() }), ...errorResponses('forbidden', 'email_in_use', 'validation_failed', 'install_required') },
       detail: { summary: 'Sign up: a new user and their own organization (development runtime, when enabled)' },
     },
   );
@@ -71,40 +71,37 @@ export const authRoutes = (deps: AppDeps) => {
     .use(installGate(deps))
     .post(
       '/sign-in',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, async () => {
-          assertCookieWriteOrigin(deps, request);
-          return answer(deps, set, await signInWithPassword(deps, body, requestMeta(server, request)));
-        }),
+      async ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        return answer(deps, set, await signInWithPassword(deps, body, requestMeta(server, request)));
+      },
       {
         body: v.object({ email: Email, password: Password }),
-        response: { 200: SignInResultSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        response: { 200: SignInResultSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Sign in with e-mail and password; answers a pn2fa challenge when a second factor is enabled' },
       },
     )
     .post(
       '/sign-in/totp',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, () => {
-          assertCookieWriteOrigin(deps, request);
-          return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(server, request)));
-        }),
+      ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(server, request)));
+      },
       {
         body: SecondStepBody,
-        response: { 200: SignedInSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        response: { 200: SignedInSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a TOTP code' },
       },
     )
     .post(
       '/sign-in/recovery',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, () => {
-          assertCookieWriteOrigin(deps, request);
-          return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(server, request)));
-        }),
+      ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(server, request)));
+      },
       {
         body: SecondStepBody,
-        response: { 200: SignedInSchema, ...errorResponses(401, 403, 422, 429, 503) },
+        response: { 200: SignedInSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a single-use recovery code' },
       },
     )
@@ -119,7 +116,7 @@ export const authRoutes = (deps: AppDeps) => {
         set.status = 204;
       },
       {
-        response: { 204: NoContent, ...errorResponses(403, 503) },
+        response: { 204: NoContent, ...errorResponses('forbidden', 'install_required') },
         detail: { summary: 'Sign out: revokes the session server side and clears the cookie' },
       },
     )

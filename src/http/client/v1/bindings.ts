@@ -51,7 +51,7 @@ export const bindingRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: BindingSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: BindingSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'key_prefix_in_use', 'engine_defaults_in_use', 'variable_key_in_use', 'managed_not_allocated', 'validation_failed') },
         detail: { summary: "Bind a managed database user to a service: its credentials become the service's variables" },
       },
     )
@@ -63,19 +63,19 @@ export const bindingRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ ...ListQuery, serviceId: v.optional(Uuid), principalId: v.optional(Uuid) }),
-        response: { 200: listEnvelope(BindingSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(BindingSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List bindings by exactly one of serviceId, principalId' },
       },
     )
     .get('/:id', ({ actor, params }) => present(getBinding(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: BindingSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: BindingSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a binding' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateBinding(deps.db, deps.keyring, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: BindingSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 200: BindingSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'key_prefix_in_use', 'engine_defaults_in_use', 'variable_key_in_use', 'validation_failed') },
       detail: { summary: 'Change database, prefix or engine defaults; the variables are rewritten' },
     })
     .delete(
@@ -86,7 +86,7 @@ export const bindingRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Remove a binding and its variables' },
       },
     );

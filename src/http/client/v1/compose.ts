@@ -35,8 +35,8 @@ const ComposeSchema = v.object({
 
 const present = (saved: SavedCompose) => ({ ...saved, updatedAt: iso(saved.updatedAt) });
 
-const READ = { params: IdParams, response: { 200: ComposeSchema, ...errorResponses(401, 404, 422) } };
-const WRITE = { params: IdParams, body: ComposeBody, response: { 200: ComposeSchema, ...errorResponses(401, 403, 404, 409, 422) } };
+const READ = { params: IdParams, response: { 200: ComposeSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') } };
+const WRITE = { params: IdParams, body: ComposeBody, response: { 200: ComposeSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') } };
 
 /**
  * The Compose documents: a project's base and an environment's overlay. A save is validated

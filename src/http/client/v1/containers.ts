@@ -79,7 +79,7 @@ export const containerRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: ContainerSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: ContainerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'ordinal_in_use', 'validation_failed') },
         detail: { summary: 'Record a container of a service on a server' },
       },
     )
@@ -91,19 +91,19 @@ export const containerRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ serviceId: v.optional(Uuid), serverId: v.optional(Uuid), ...ListQuery }),
-        response: { 200: listEnvelope(ContainerSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(ContainerSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the containers of a service or of a server' },
       },
     )
     .get('/:id', ({ actor, params }) => presentContainer(loadContainer(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ContainerSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: ContainerSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a container' },
     })
     .patch('/:id', ({ actor, params, body }) => presentContainer(updateContainer(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: ContainerSchema, ...errorResponses(401, 403, 404, 422) },
+      response: { 200: ContainerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: "Replace a container's free-form metadata or options" },
     })
     .delete(
@@ -114,7 +114,7 @@ export const containerRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Delete a container record' },
       },
     );

@@ -78,7 +78,7 @@ export const deployPreviewRoutes = (deps: AppDeps) =>
     .use(clientGuard(deps))
     .get('/:id/deploy-preview', ({ actor, params }) => present(prepareDeploy(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: PreviewSchema, ...errorResponses(401, 404, 409, 422) },
+      response: { 200: PreviewSchema, ...errorResponses('unauthenticated', 'not_found', 'server_placement_required', 'secret_unreadable', 'compose_invalid', 'validation_failed') },
       detail: {
         summary: 'Preview the compiled runtime document of a deploy (409 server_placement_required without a pin or project default)',
       },

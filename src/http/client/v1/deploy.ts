@@ -59,7 +59,7 @@ export const deployRoutes = (deps: AppDeps) => {
     .post(
       '/:id/deploy',
       ({ actor, params, body, set }) => {
-        if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 501, 'deploying a source ref is not supported', 'ref');
+        if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 'deploying a source ref is not supported', 'ref');
         const plan = planDeploy(deps, actor, params.id, 'write');
         const enqueued = commitDeploy(deps, plan);
         announce(deps, enqueued);
@@ -69,7 +69,7 @@ export const deployRoutes = (deps: AppDeps) => {
       {
         params: IdParams,
         body: DeployBody,
-        response: { 202: DeployedSchema, ...errorResponses(401, 403, 404, 409, 422, 501) },
+        response: { 202: DeployedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'server_placement_required', 'server_key_missing', 'secret_unreadable', 'compose_invalid', 'validation_failed', 'source_ref_unsupported') },
         detail: {
           summary: 'Deploy the environment: compile, pre-allocate containers and queue the command for its server',
           description:
@@ -81,13 +81,13 @@ export const deployRoutes = (deps: AppDeps) => {
     .post('/:id/stop', teardown('stop'), {
       params: IdParams,
       body: NoBody,
-      response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
       detail: { summary: "Stop the environment's containers on the server it was last deployed to (volumes kept)" },
     })
     .post('/:id/destroy', teardown('destroy'), {
       params: IdParams,
       body: NoBody,
-      response: { 202: DeploymentSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
       detail: { summary: "Destroy the environment's containers and volumes on the server it was last deployed to" },
     });
 };

@@ -48,12 +48,12 @@ export const deploymentRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ environmentId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(DeploymentSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(DeploymentSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: "List an environment's deployments (deploy, stop and destroy runs)" },
       },
     )
     .get('/:id', ({ actor, params }) => presentDeployment(loadDeployment(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: DeploymentSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: DeploymentSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a deployment' },
     });

@@ -90,7 +90,7 @@ export const environmentRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: EnvironmentSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 201: EnvironmentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Create an environment in a project' },
       },
     )
@@ -102,19 +102,19 @@ export const environmentRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ projectId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(EnvironmentSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(EnvironmentSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the environments of a project' },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadEnvironment(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: EnvironmentSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: EnvironmentSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read an environment' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateEnvironment(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: EnvironmentSchema, ...errorResponses(401, 403, 404, 422) },
+      response: { 200: EnvironmentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: 'Change an environment; serverId sets or (null) clears the placement pin' },
     })
     .delete(
@@ -125,7 +125,7 @@ export const environmentRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
         detail: { summary: 'Delete an environment (409 has_dependents while it has services)' },
       },
     );

@@ -103,7 +103,7 @@ export const hostingRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: HostingSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: HostingSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'hostname_in_use', 'validation_failed') },
         detail: { summary: 'Create a routing entry for a service' },
       },
     )
@@ -115,19 +115,19 @@ export const hostingRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ serviceId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(HostingSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(HostingSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the hostings of a service' },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadHosting(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: HostingSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: HostingSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a hosting' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateHosting(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: HostingSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 200: HostingSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'hostname_in_use', 'validation_failed') },
       detail: { summary: 'Change a hosting (options replace the stored ones whole)' },
     })
     .delete(
@@ -138,7 +138,7 @@ export const hostingRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Delete a hosting with its hostnames and variables' },
       },
     );

@@ -9,6 +9,8 @@ import { invitationRoutes } from './invitations.ts';
 import { joinTokenRoutes } from './join-tokens.ts';
 import { membershipRoutes } from './memberships.ts';
 import { bindingRoutes } from './bindings.ts';
+import { certificateAuthorityRoutes } from './certificate-authority.ts';
+import { certificateRoutes } from './certificates.ts';
 import { composeRoutes } from './compose.ts';
 import { containerRoutes } from './containers.ts';
 import { deployRoutes } from './deploy.ts';
@@ -43,6 +45,8 @@ export const clientV1 = (deps: AppDeps): AnyElysia =>
     .use(deployPreviewRoutes(deps))
     .use(serviceRoutes(deps))
     .use(hostingRoutes(deps))
+    .use(certificateRoutes(deps))
+    .use(certificateAuthorityRoutes(deps))
     .use(containerRoutes(deps))
     .use(serverRoutes(deps))
     .use(tagRoutes(deps))

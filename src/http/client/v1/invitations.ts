@@ -52,7 +52,7 @@ const acceptRoute = (deps: AppDeps) =>
     },
     {
       body: v.object({ token: TokenString, password: v.optional(Password), displayName: v.optional(DisplayName) }),
-      response: { 200: v.object({ organizationId: v.string(), user: v.nullable(UserSchema) }), ...errorResponses(401, 403, 404, 409, 422, 503) },
+      response: { 200: v.object({ organizationId: v.string(), user: v.nullable(UserSchema) }), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'account_exists', 'already_member', 'email_in_use', 'validation_failed', 'install_required') },
       detail: { summary: 'Accept an invitation: signed in as the invited e-mail, or create that account with a password' },
     },
   );
@@ -72,7 +72,7 @@ export const invitationRoutes = (deps: AppDeps) =>
           },
           {
             body: v.object({ organizationId: Uuid, email: Email, role: Role }),
-            response: { 201: v.object({ ...InvitationSchema.entries, token: v.string() }), ...errorResponses(401, 403, 404, 409, 422, 503) },
+            response: { 201: v.object({ ...InvitationSchema.entries, token: v.string() }), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'already_member', 'validation_failed', 'install_required') },
             detail: { summary: 'Invite an e-mail into an organization; the token is shown once' },
           },
         )
@@ -84,7 +84,7 @@ export const invitationRoutes = (deps: AppDeps) =>
           },
           {
             query: v.object({ organizationId: Uuid, ...ListQuery }),
-            response: { 200: listEnvelope(InvitationSchema), ...errorResponses(401, 403, 404, 422, 503) },
+            response: { 200: listEnvelope(InvitationSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
             detail: { summary: "An organization's pending invitations (admins and owners)" },
           },
         )
@@ -96,7 +96,7 @@ export const invitationRoutes = (deps: AppDeps) =>
           },
           {
             params: IdParams,
-            response: { 204: NoContent, ...errorResponses(401, 403, 404, 422, 503) },
+            response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
             detail: { summary: 'Revoke a pending invitation' },
           },
         ),

@@ -74,7 +74,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
       },
       {
         body: CreateBody,
-        response: { 201: CreatedSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 201: CreatedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)' },
       },
     )
@@ -86,7 +86,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(JoinTokenSchema), ...errorResponses(401, 403, 404, 422) },
+        response: { 200: listEnvelope(JoinTokenSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: "List the organization's join tokens (never the tokens themselves)" },
       },
     )
@@ -98,7 +98,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Revoke a join token' },
       },
     );

@@ -73,7 +73,7 @@ export const managedRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: ManagedSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 201: ManagedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Register a managed database cluster' },
       },
     )
@@ -85,19 +85,19 @@ export const managedRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ ...ListQuery, organizationId: Uuid }),
-        response: { 200: listEnvelope(ManagedSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(ManagedSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: "List an organization's managed database clusters" },
       },
     )
     .get('/:id', ({ actor, params }) => present(getManaged(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ManagedSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: ManagedSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a managed database cluster' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateManaged(deps.db, deps.keyring, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: ManagedSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 200: ManagedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'database_in_use', 'validation_failed') },
       detail: { summary: 'Change a managed database cluster; a new host or port rewrites its bindings' },
     })
     .delete(
@@ -108,7 +108,7 @@ export const managedRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Delete a managed database cluster with its database users and their bindings' },
       },
     );

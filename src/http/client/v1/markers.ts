@@ -60,7 +60,7 @@ const entityTagRoutes = (deps: AppDeps, collection: TaggableCollection) =>
       {
         params: IdParams,
         query: v.object(ListQuery),
-        response: { 200: listEnvelope(TagSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(TagSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: `List the tags applied to one of the ${collection}` },
       },
     )
@@ -73,7 +73,7 @@ const entityTagRoutes = (deps: AppDeps, collection: TaggableCollection) =>
       {
         params: IdParams,
         body: ReplaceTagsBody,
-        response: { 200: listEnvelope(TagSchema), ...errorResponses(401, 403, 404, 422) },
+        response: { 200: listEnvelope(TagSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: `Replace the whole tag set of one of the ${collection} (answers the new set)` },
       },
     );
@@ -89,7 +89,7 @@ export const markerRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ tagId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(MarkerSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(MarkerSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the markers applying a tag' },
       },
     )

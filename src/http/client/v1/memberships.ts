@@ -45,14 +45,14 @@ export const membershipRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(MembershipSchema), ...errorResponses(401, 403, 404, 422, 503) },
+        response: { 200: listEnvelope(MembershipSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: "List an organization's members (owners)" },
       },
     )
     .patch('/:id', ({ actor, params, body }) => present(changeMembershipRole(deps.db, actor, params.id, body.role)), {
       params: IdParams,
       body: v.object({ role: Role }),
-      response: { 200: MembershipSchema, ...errorResponses(401, 403, 404, 409, 422, 503) },
+      response: { 200: MembershipSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'last_owner', 'validation_failed', 'install_required') },
       detail: { summary: "Change a member's role (owners; the last owner stays owner)" },
     })
     .delete(
@@ -63,7 +63,7 @@ export const membershipRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422, 503) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'last_owner', 'validation_failed', 'install_required') },
         detail: { summary: 'Remove a member and their API tokens (owners; never the last owner)' },
       },
     );

@@ -55,18 +55,18 @@ export const organizationRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object(ListQuery),
-        response: { 200: listEnvelope(OrganizationSchema), ...errorResponses(401, 422) },
+        response: { 200: listEnvelope(OrganizationSchema), ...errorResponses('unauthenticated', 'validation_failed') },
         detail: { summary: "List the caller's organizations" },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadOrganization(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: OrganizationSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: OrganizationSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read an organization' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateOrganization(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: OrganizationSchema, ...errorResponses(401, 403, 404, 422) },
+      response: { 200: OrganizationSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: 'Rename an organization or change its defaults (admins)' },
     });

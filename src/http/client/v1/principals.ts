@@ -121,7 +121,7 @@ export const principalRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: WrittenPrincipalSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 201: WrittenPrincipalSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Create a host account (system) or a database user (database)' },
       },
     )
@@ -133,19 +133,19 @@ export const principalRoutes = (deps: AppDeps) =>
       },
       {
         query: ListPrincipalsQuery,
-        response: { 200: listEnvelope(PrincipalSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(PrincipalSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List principals by exactly one of organizationId, projectId, managedId' },
       },
     )
     .get('/:id', ({ actor, params }) => present(getPrincipal(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: PrincipalSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: PrincipalSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a principal (the password reads back as null)' },
     })
     .patch('/:id', ({ actor, params, body }) => presentWritten(updatePrincipal(deps.db, deps.keyring, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: WrittenPrincipalSchema, ...errorResponses(401, 403, 404, 422) },
+      response: { 200: WrittenPrincipalSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: 'Change password, metadata or options; a new password rewrites its bindings' },
     })
     .delete(
@@ -156,7 +156,7 @@ export const principalRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Delete a principal with its tenancies and bindings' },
       },
     );

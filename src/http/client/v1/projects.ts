@@ -99,7 +99,7 @@ export const projectRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: ProjectSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: ProjectSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') },
         detail: { summary: 'Create a project (with its first environment) in a workspace' },
       },
     )
@@ -111,19 +111,19 @@ export const projectRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ workspaceId: v.optional(Uuid), organizationId: v.optional(Uuid), ...ListQuery }),
-        response: { 200: listEnvelope(ProjectSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(ProjectSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the projects of a workspace or of an organization' },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadProject(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ProjectSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: ProjectSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a project' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateProject(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: ProjectSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 200: ProjectSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') },
       detail: { summary: 'Change a project or move it to another workspace of its organization' },
     })
     .delete(
@@ -134,7 +134,7 @@ export const projectRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
         detail: { summary: 'Delete a project (409 has_dependents while it has environments)' },
       },
     );

@@ -87,13 +87,13 @@ export const serverRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(ServerSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(ServerSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the servers of an organization' },
       },
     )
     .get('/:id', ({ actor, params }) => presentServer(loadServer(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ServerSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: ServerSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a server' },
     })
     .patch(
@@ -106,7 +106,7 @@ export const serverRoutes = (deps: AppDeps) =>
       {
         params: IdParams,
         body: UpdateBody,
-        response: { 200: ServerSchema, ...errorResponses(401, 403, 404, 422) },
+        response: { 200: ServerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Rename a server' },
       },
     )
@@ -118,7 +118,7 @@ export const serverRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
         detail: { summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)' },
       },
     );

@@ -100,19 +100,19 @@ export const serviceRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ environmentId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(ServiceSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(ServiceSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the services of an environment' },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadService(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ServiceSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: ServiceSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a service' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateService(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: ServiceSchema, ...errorResponses(401, 403, 404, 422) },
+      response: { 200: ServiceSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: 'Change the name, description, metadata or options of a service' },
     })
     .delete(
@@ -123,7 +123,7 @@ export const serviceRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
         detail: { summary: 'Delete a service (409 has_dependents while bindings, tenancies, hostings or containers hold it)' },
       },
     );

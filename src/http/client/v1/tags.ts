@@ -48,7 +48,7 @@ export const tagRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: TagSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: TagSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'name_in_use', 'validation_failed') },
         detail: { summary: 'Create a tag in an organization' },
       },
     )
@@ -60,19 +60,19 @@ export const tagRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(TagSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(TagSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the tags of an organization' },
       },
     )
     .get('/:id', ({ actor, params }) => presentTag(loadTag(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: TagSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: TagSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a tag' },
     })
     .patch('/:id', ({ actor, params, body }) => presentTag(updateTag(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: TagSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 200: TagSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'name_in_use', 'validation_failed') },
       detail: { summary: 'Rename, describe or recolor a tag' },
     })
     .delete(
@@ -83,7 +83,7 @@ export const tagRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Delete a tag and every marker applying it' },
       },
     );

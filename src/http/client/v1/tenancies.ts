@@ -28,7 +28,7 @@ export const tenancyRoutes = (deps: AppDeps) =>
       },
       {
         body: v.strictObject({ principalId: Uuid, serviceId: Uuid }, 'unknown field'),
-        response: { 201: TenancySchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: TenancySchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'tenancy_exists', 'validation_failed') },
         detail: { summary: 'Make a service run as a system principal' },
       },
     )
@@ -40,13 +40,13 @@ export const tenancyRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ ...ListQuery, serviceId: v.optional(Uuid), principalId: v.optional(Uuid) }),
-        response: { 200: listEnvelope(TenancySchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(TenancySchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List tenancies by exactly one of serviceId, principalId' },
       },
     )
     .get('/:id', ({ actor, params }) => present(getTenancy(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: TenancySchema, ...errorResponses(401, 404, 422) },
+      response: { 200: TenancySchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a tenancy' },
     })
     .delete(
@@ -57,7 +57,7 @@ export const tenancyRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Remove a tenancy' },
       },
     );

@@ -105,7 +105,7 @@ export const variableRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: WrittenVariableSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: WrittenVariableSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'variable_key_in_use', 'validation_failed') },
         detail: { summary: 'Create a variable at exactly one scope' },
       },
     )
@@ -117,19 +117,19 @@ export const variableRoutes = (deps: AppDeps) =>
       },
       {
         query: ListVariablesQuery,
-        response: { 200: listEnvelope(VariableSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(VariableSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the variables of one scope parent (exactly one scope parameter)' },
       },
     )
     .get('/:id', ({ actor, params }) => present(getVariable(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: VariableSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: VariableSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a variable (secret values read back as null)' },
     })
     .patch('/:id', ({ actor, params, body }) => presentWritten(updateVariable(deps.db, deps.keyring, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: WrittenVariableSchema, ...errorResponses(401, 403, 404, 422) },
+      response: { 200: WrittenVariableSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: 'Change a variable; binding-owned variables answer 403' },
     })
     .delete(
@@ -140,7 +140,7 @@ export const variableRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Delete a variable; binding-owned variables answer 403' },
       },
     );

@@ -63,7 +63,7 @@ export const workspaceRoutes = (deps: AppDeps) =>
       },
       {
         body: CreateBody,
-        response: { 201: WorkspaceSchema, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 201: WorkspaceSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'name_in_use', 'validation_failed') },
         detail: { summary: 'Create a user workspace in an organization' },
       },
     )
@@ -75,19 +75,19 @@ export const workspaceRoutes = (deps: AppDeps) =>
       },
       {
         query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(WorkspaceSchema), ...errorResponses(401, 404, 422) },
+        response: { 200: listEnvelope(WorkspaceSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the workspaces of an organization' },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadWorkspace(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: WorkspaceSchema, ...errorResponses(401, 404, 422) },
+      response: { 200: WorkspaceSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a workspace' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateWorkspace(deps.db, actor, params.id, body)), {
       params: IdParams,
       body: UpdateBody,
-      response: { 200: WorkspaceSchema, ...errorResponses(401, 403, 404, 409, 422) },
+      response: { 200: WorkspaceSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'name_in_use', 'validation_failed') },
       detail: { summary: 'Rename or describe a workspace (the platform workspace cannot be renamed)' },
     })
     .delete(
@@ -98,7 +98,7 @@ export const workspaceRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses(401, 403, 404, 409, 422) },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
         detail: { summary: 'Delete a workspace (409 has_dependents while it has projects)' },
       },
     );

@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { CLOSE_CODES } from '../../../daemon/protocol.ts';
 import { enrollServer } from '../../../domain/servers/enroll.ts';
-import { clientAddress, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { clientAddress } from '../../plugins/rate-limit.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
@@ -34,19 +34,18 @@ const EnrolledSchema = v.object({ serverId: v.string(), credential: v.string() }
 export const daemonV1 = (deps: AppDeps) =>
   new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).post(
     '/enroll',
-    ({ body, request, server, set }) =>
-      withRetryAfter(set, () => {
-        const enrolled = enrollServer(deps.db, deps.clock, body, clientAddress(server, request));
-        // Published before the disconnect, whose own (newer) event then says the server is disconnected.
-        deps.hub.feed.server(enrolled.server);
-        if (enrolled.reenrolled) deps.hub.disconnect(enrolled.server.id, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment');
-        deps.logger.info('server enrolled', { serverId: enrolled.server.id, organizationId: enrolled.server.organizationId, reenrolled: enrolled.reenrolled });
-        set.status = enrolled.reenrolled ? 200 : 201;
-        return { serverId: enrolled.server.id, credential: enrolled.credential };
-      }),
+    ({ body, request, server, set }) => {
+      const enrolled = enrollServer(deps.db, deps.clock, body, clientAddress(server, request));
+      // Published before the disconnect, whose own (newer) event then says the server is disconnected.
+      deps.hub.feed.server(enrolled.server);
+      if (enrolled.reenrolled) deps.hub.disconnect(enrolled.server.id, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment');
+      deps.logger.info('server enrolled', { serverId: enrolled.server.id, organizationId: enrolled.server.organizationId, reenrolled: enrolled.reenrolled });
+      set.status = enrolled.reenrolled ? 200 : 201;
+      return { serverId: enrolled.server.id, credential: enrolled.credential };
+    },
     {
       body: EnrollBody,
-      response: { 200: EnrolledSchema, 201: EnrolledSchema, ...errorResponses(401, 409, 422, 429) },
+      response: { 200: EnrolledSchema, 201: EnrolledSchema, ...errorResponses('unauthenticated', 'machine_is_local', 'validation_failed', 'rate_limited') },
       detail: { summary: 'Enroll a server with a join token (panel daemon join); the credential is shown once' },
     },
   );

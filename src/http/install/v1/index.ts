@@ -12,7 +12,7 @@ import type { AppDeps } from '../../../app.ts';
 import { alreadyInstalled, completeInstall, installStatus, isInstalled } from '../../../domain/identity/install.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { DisplayName, Email, OrganizationName, Password, presentUser, UserSchema } from '../../client/v1/auth-schemas.ts';
-import { requestMeta, withRetryAfter } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/rate-limit.ts';
 import { assertCookieWriteOrigin, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
 
@@ -32,19 +32,18 @@ export const installV1 = (deps: AppDeps) =>
       if (isInstalled(deps.db)) throw alreadyInstalled();
     })
     .get('/status', () => installStatus(), {
-      response: { 200: v.object({ installed: v.boolean(), methods: v.array(v.picklist(['token', 'host'])) }), ...errorResponses(404, 410) },
+      response: { 200: v.object({ installed: v.boolean(), methods: v.array(v.picklist(['token', 'host'])) }), ...errorResponses('not_found', 'already_installed') },
       detail: { summary: 'Install wizard state and the ways this host can prove access' },
     })
     .post(
       '/complete',
-      ({ body, request, server, set }) =>
-        withRetryAfter(set, async () => {
-          assertCookieWriteOrigin(deps, request);
-          const installed = await completeInstall(deps, deps.config.dataDir, body, requestMeta(server, request));
-          setSessionCookie(set, deps, installed.token);
-          set.status = 201;
-          return { user: presentUser(installed.user), organizationId: installed.organization.id };
-        }),
+      async ({ body, request, server, set }) => {
+        assertCookieWriteOrigin(deps, request);
+        const installed = await completeInstall(deps, deps.config.dataDir, body, requestMeta(server, request));
+        setSessionCookie(set, deps, installed.token);
+        set.status = 201;
+        return { user: presentUser(installed.user), organizationId: installed.organization.id };
+      },
       {
         body: v.object({
           proof: Proof,
@@ -55,7 +54,7 @@ export const installV1 = (deps: AppDeps) =>
         }),
         response: {
           201: v.object({ user: UserSchema, organizationId: v.string() }),
-          ...errorResponses(401, 403, 404, 409, 410, 422, 429, 501),
+          ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'email_in_use', 'already_installed', 'validation_failed', 'rate_limited', 'host_auth_unavailable'),
         },
         detail: { summary: 'Finish the install: the first organization and its superadmin, signed in' },
       },

@@ -1,0 +1,75 @@
+/**
+ * What the control plane tells a server's ingress (docs/DECISIONS.md "Ingress"): the http routes
+ * of the hostings it serves, the library certificates they pin (keys only as `pndaemon`
+ * envelopes), the server's own CA (signed by the organization CA) and the organization's ACME
+ * settings. Carried by the deploy command of the server's ingress environment; the daemon adds
+ * what it observes (container addresses and health) and generates Caddy's configuration from
+ * both (caddy-config.ts). Shared by hub and agent; valibot only.
+ */
+import * as v from 'valibot';
+
+export const BIND_SCOPES = ['public', 'datacenter', 'local'] as const;
+export type BindScope = (typeof BIND_SCOPES)[number];
+
+const uuid = v.pipe(v.string(), v.uuid());
+const pem = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max), v.startsWith('-----BEGIN '));
+const envelope = v.pipe(v.string(), v.regex(/^pndaemon\.v\d+\./, 'must be a pndaemon envelope'), v.maxLength(64 * 1024));
+const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const hostname = v.pipe(v.string(), v.maxLength(253), v.regex(new RegExp(`^(?:\\*\\.)?(?:${DNS_LABEL}\\.)*${DNS_LABEL}$`), 'must be a DNS name'));
+const port = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535));
+
+/** Where a hostname's certificate comes from, as the control plane resolved it. */
+export const TlsSource = v.variant('kind', [
+  /** A certificate of the organization's TLS library (the hosting's tls_id). */
+  v.object({ kind: v.literal('library'), certificateId: uuid }),
+  /** Issued by the server's CA, which chains to the organization CA. */
+  v.object({ kind: v.literal('internal') }),
+  /** From the organization's ACME directory (its owner opted in). */
+  v.object({ kind: v.literal('acme') }),
+  /** Plain http, no redirect to https. */
+  v.object({ kind: v.literal('none') }),
+]);
+export type TlsSource = v.InferOutput<typeof TlsSource>;
+
+/** One http hosting served by this server: hostnames x path prefix -> the service's containers here. */
+export const IngressRoute = v.object({
+  hostingId: uuid,
+  serviceId: uuid,
+  hostnames: v.pipe(v.array(hostname), v.minLength(1), v.maxLength(100)),
+  /** Starts with `/`; null (or `/`) routes every path. */
+  pathPrefix: v.nullable(v.pipe(v.string(), v.maxLength(1024), v.regex(/^\/[^\s*]*$/, "must start with '/' and hold no '*' or spaces"))),
+  /** The container port; null: the one port the container exposes. */
+  targetPort: v.nullable(port),
+  /** public: everyone; datacenter: private addresses only; local: this server only. */
+  bind: v.picklist(BIND_SCOPES),
+  tls: TlsSource,
+});
+export type IngressRoute = v.InferOutput<typeof IngressRoute>;
+
+export const LibraryCertificate = v.object({
+  id: uuid,
+  /** PEM chain, leaf first. */
+  certificate: pem(64 * 1024),
+  /** The PKCS#8 key sealed to this daemon. */
+  key: envelope,
+  /** Names the leaf is valid for (to tell a hostname it does not cover). */
+  names: v.array(v.string()),
+});
+export type LibraryCertificate = v.InferOutput<typeof LibraryCertificate>;
+
+export const IngressPayload = v.object({
+  organizationId: uuid,
+  routes: v.pipe(v.array(IngressRoute), v.maxLength(10_000)),
+  certificates: v.pipe(v.array(LibraryCertificate), v.maxLength(1000)),
+  /** The server's CA (signed by the organization CA): Caddy issues internal certificates with it. */
+  authority: v.object({ certificate: pem(16 * 1024), key: envelope }),
+  acme: v.nullable(
+    v.object({
+      directoryUrl: v.pipe(v.string(), v.url(), v.startsWith('https://'), v.maxLength(2048)),
+      email: v.nullable(v.pipe(v.string(), v.email(), v.maxLength(254))),
+      /** PEM roots to trust for the directory itself (a private ACME server); null: the system's. */
+      directoryRoots: v.nullable(pem(64 * 1024)),
+    }),
+  ),
+});
+export type IngressPayload = v.InferOutput<typeof IngressPayload>;

@@ -1,0 +1,288 @@
+/**
+ * Every edit form of the console in headless Chromium against a real Panel from source, on
+ * resources whose every field is set (through the API, including fields the forms do not show):
+ * each form opens with the stored values (read as soon as it is on screen, without waiting for
+ * them), one field is changed, and the request carries only that field, after which the API
+ * answers every other field as it was. Secret values and passwords, which the API never answers,
+ * are read from the database: the sealed value still opens to what was stored. Screenshots of
+ * the forms go to test-results/console/. One Panel and one browser for the file.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { openSecret, parseKeyRing } from '../../src/crypto/index.ts';
+import { TEST_KEY_RING } from '../harness.ts';
+import { apiFromPage, chromiumMissing, heading, installThroughApi, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, watchPage } from './browser.ts';
+
+const missing = chromiumMissing();
+if (missing) console.warn(`skipping the console edit-form browser tests: ${missing}`);
+
+const TIMEOUT = 60_000;
+const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple' };
+const SECRET_VALUE = 's3cret-value-never-shown';
+const HOST_PASSWORD = 'host-account-Pa55word';
+
+type Resource = Record<string, unknown> & { id: string; updatedAt: string };
+
+let panel: PanelFromSource;
+let browser: Browser;
+let page: Page;
+let watched: { problems: string[] };
+const ids: Record<string, string> = {};
+
+const get = (path: string) => apiFromPage<Resource>(page, 'GET', `/api/client/v1/${path}`);
+const post = (path: string, body: unknown) => apiFromPage<Resource>(page, 'POST', `/api/client/v1/${path}`, body);
+const patch = (path: string, body: unknown) => apiFromPage<Resource>(page, 'PATCH', `/api/client/v1/${path}`, body);
+
+/** Runs `save` and answers the body of the PATCH it sent to `/api/client/v1/<path>`, once answered. */
+async function patchSentBy(path: string, save: () => Promise<void>): Promise<unknown> {
+  const pathname = `/api/client/v1/${path}`;
+  const answered = page.waitForResponse((response) => response.request().method() === 'PATCH' && new URL(response.url()).pathname === pathname);
+  await save();
+  const response = await answered;
+  expect(response.status()).toBe(200);
+  return response.request().postDataJSON();
+}
+
+/** The resource as the API answers it now equals `before` with exactly `changes` applied. */
+async function expectOnlyChanged(path: string, before: Resource, changes: Record<string, unknown>): Promise<void> {
+  const after = await get(path);
+  expect(after).toEqual({ ...before, ...changes, updatedAt: expect.any(String) });
+  expect(after.updatedAt >= before.updatedAt).toBe(true);
+}
+
+/** The plaintext of a sealed column, read from the database the way Panel opens it. */
+function openedSecret(table: 'variable' | 'principal', column: 'value' | 'password', id: string): string {
+  const db = new Database(join(panel.dataDir, 'panel.db'), { readonly: true });
+  try {
+    const row = db.query<Record<string, string>, [string]>(`select ${column} from ${table} where id = ?`).get(id);
+    return openSecret(parseKeyRing(TEST_KEY_RING), row![column]!, { table, column, id });
+  } finally {
+    db.close();
+  }
+}
+
+/** Everything the forms edit, with every field set, some of them to values no form shows. */
+async function seed(): Promise<void> {
+  const installed = await installThroughApi(page, panel, OWNER, 'Acme');
+  ids.organization = installed.organizationId;
+  await patch(`organizations/${ids.organization}`, { defaultEnvironmentName: 'live', isRandomizeUsernames: true, isHostAccessAllowed: true });
+  ids.workspace = (await post('workspaces', { organizationId: ids.organization, name: 'Team', description: 'Where the shop lives' })).id;
+  ids.project = (await post('projects', { workspaceId: ids.workspace, name: 'shop', description: 'The web shop', metadata: { type: 'docker-compose', owner: 'web-team' }, options: { containerNaming: 'custom' } })).id;
+  await apiFromPage(page, 'PUT', `/api/client/v1/projects/${ids.project}/compose`, { yaml: '# the shop\nservices:\n  web:\n    image: nginx:1.27\n' });
+  const environments = await apiFromPage<{ data: Resource[] }>(page, 'GET', `/api/client/v1/environments?projectId=${ids.project}`);
+  ids.environment = environments.data[0]!.id;
+  await patch(`environments/${ids.environment}`, { description: 'The live site', metadata: { audience: 'customers' } });
+  const services = await apiFromPage<{ data: Resource[] }>(page, 'GET', `/api/client/v1/services?environmentId=${ids.environment}`);
+  ids.service = services.data[0]!.id;
+  const plain = { key: 'GREETING', value: 'hello $WORLD', isLiteral: true, forBuild: true, forRuntime: false, description: 'How the shop greets' };
+  ids.variable = (await post('variables', { environmentId: ids.environment, ...plain })).id;
+  ids.secret = (await post('variables', { environmentId: ids.environment, key: 'API_KEY', value: SECRET_VALUE, isSecret: true, description: 'Payment API key' })).id;
+  ids.hosting = (
+    await post('hostings', {
+      serviceId: ids.service,
+      name: 'public',
+      description: 'The front door',
+      metadata: { team: 'web' },
+      options: { hostnames: ['shop.example.test', 'www.shop.example.test'], pathPrefix: '/', targetPort: 8080, protocol: 'http', bind: 'local', proxy: { gzip: true } },
+    })
+  ).id;
+  ids.tag = (await post('tags', { organizationId: ids.organization, name: 'edge', color: '#0a7', description: 'Servers at the edge' })).id;
+  ids.principal = (await post('principals', { kind: 'system', organizationId: ids.organization, username: 'www-shop', options: { shell: '/bin/bash', uid: 1500, gid: 1600 }, password: HOST_PASSWORD })).id;
+  ids.cluster = (await post('managed', { organizationId: ids.organization, name: 'main-db', engine: 'postgres', version: '17', host: 'db.internal', port: 5432, options: { databases: ['shop', 'analytics'] } })).id;
+  const user = await post('principals', { kind: 'database', provider: 'postgres', organizationId: ids.organization, managedId: ids.cluster, username: 'shop_app', metadata: { databases: ['shop'] }, password: 'database-Pa55word' });
+  ids.binding = (await post('bindings', { principalId: user.id, serviceId: ids.service, databaseName: 'analytics', keyPrefix: 'SHOP', emitEngineDefaults: false })).id;
+}
+
+async function open(path: string, title: string): Promise<void> {
+  await page.goto(`${panel.url}${path}`);
+  await heading(page, title).waitFor();
+}
+
+describe.skipIf(missing !== null)('console edit forms keep what is stored', () => {
+  beforeAll(async () => {
+    [panel, browser] = await Promise.all([startPanelFromSource(), launchChromium()]);
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    watched = watchPage(page, panel.url);
+    await seed();
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    await panel?.stop();
+  }, TIMEOUT);
+
+  test('organization settings: a new default environment name, then deploy hooks, change nothing else', async () => {
+    const before = await get(`organizations/${ids.organization}`);
+    await open(`/organizations/${ids.organization}/settings`, 'Organization settings');
+    const general = page.getByRole('form', { name: 'General settings' });
+    expect(await general.getByLabel('Organization name').inputValue()).toBe('Acme');
+    expect(await general.getByLabel('Default environment name').inputValue()).toBe('live');
+    expect(await general.getByLabel('Randomize principal usernames').isChecked()).toBe(true);
+    await general.getByLabel('Default environment name').fill('production');
+    const sent = await patchSentBy(`organizations/${ids.organization}`, () => general.getByRole('button', { name: 'Save settings' }).click());
+    expect(sent).toEqual({ defaultEnvironmentName: 'production' });
+    await expectOnlyChanged(`organizations/${ids.organization}`, before, { defaultEnvironmentName: 'production' });
+
+    const access = page.getByRole('form', { name: 'Server access settings' });
+    expect(await access.getByLabel('Allow host access in Compose files').isChecked()).toBe(true);
+    await access.getByLabel('Enable deploy hooks').check();
+    const sentAccess = await patchSentBy(`organizations/${ids.organization}`, () => access.getByRole('button', { name: 'Save server access' }).click());
+    expect(sentAccess).toEqual({ isDeployHooksEnabled: true });
+    const after = await get(`organizations/${ids.organization}`);
+    expect(after).toMatchObject({ name: 'Acme', defaultEnvironmentName: 'production', isRandomizeUsernames: true, isHostAccessAllowed: true, isDeployHooksEnabled: true });
+    await screenshot(page, 'edit-organization-settings');
+  }, TIMEOUT);
+
+  test('workspace, project and environment settings: one field changed, the rest (metadata and options too) kept', async () => {
+    for (const [kind, title, name, description, change] of [
+      ['workspaces', 'Team', 'Team', 'Where the shop lives', { description: 'The team’s projects' }],
+      ['projects', 'shop', 'shop', 'The web shop', { name: 'web shop' }],
+      ['environments', 'live', 'live', 'The live site', { description: 'Customers see this one' }],
+    ] as const) {
+      const id = ids[kind.slice(0, -1)]!;
+      const before = await get(`${kind}/${id}`);
+      await open(`/${kind}/${id}`, title);
+      const form = page.getByRole('form', { name: `Rename or describe the ${kind.slice(0, -1)}` });
+      expect(await form.getByLabel('Name').inputValue()).toBe(name);
+      expect(await form.getByLabel('Description (optional)').inputValue()).toBe(description);
+      const [field, value] = Object.entries(change)[0]!;
+      await form.getByLabel(field === 'name' ? 'Name' : 'Description (optional)').fill(value);
+      const sent = await patchSentBy(`${kind}/${id}`, () => form.getByRole('button', { name: /^Update / }).click());
+      expect(sent).toEqual(change);
+      await expectOnlyChanged(`${kind}/${id}`, before, change);
+      await form.getByRole('status').filter({ hasText: 'Updated.' }).waitFor();
+    }
+    await screenshot(page, 'edit-environment-settings');
+  }, TIMEOUT);
+
+  test('a variable opens with its value, flags and description; a new description keeps the value', async () => {
+    const before = await get(`variables/${ids.variable}`);
+    await open(`/environments/${ids.environment}`, 'live');
+    await page.getByRole('button', { name: 'Edit GREETING' }).click();
+    const form = page.getByRole('form', { name: 'Edit GREETING' });
+    expect(await form.getByLabel('Value').inputValue()).toBe('hello $WORLD');
+    expect(await form.getByLabel('Description').inputValue()).toBe('How the shop greets');
+    expect(await form.getByLabel('Secret (write-only, delivered as a file)').isChecked()).toBe(false);
+    expect(await form.getByLabel('At runtime').isChecked()).toBe(false);
+    expect(await form.getByLabel('At build').isChecked()).toBe(true);
+    expect(await form.getByLabel('Literal (no $ interpolation)').isChecked()).toBe(true);
+    await screenshot(page, 'edit-variable');
+
+    // Saved unchanged, nothing is sent.
+    const patches: string[] = [];
+    const countPatches = (request: { method: () => string; url: () => string }) => void (request.method() === 'PATCH' && patches.push(request.url()));
+    page.on('request', countPatches);
+    await form.getByRole('button', { name: 'Save variable' }).click();
+    await form.waitFor({ state: 'detached' });
+    page.off('request', countPatches);
+    expect(patches).toEqual([]);
+
+    await page.getByRole('button', { name: 'Edit GREETING' }).click();
+    await form.getByLabel('Description').fill('Says hello');
+    const sent = await patchSentBy(`variables/${ids.variable}`, () => form.getByRole('button', { name: 'Save variable' }).click());
+    expect(sent).toEqual({ description: 'Says hello' });
+    await expectOnlyChanged(`variables/${ids.variable}`, before, { description: 'Says hello' });
+    await page.getByRole('table', { name: 'Variables of environment live' }).getByText('hello $WORLD').waitFor();
+  }, TIMEOUT);
+
+  test('a secret variable opens with an empty value; a new description keeps the sealed value', async () => {
+    const before = await get(`variables/${ids.secret}`);
+    await page.getByRole('button', { name: 'Edit API_KEY' }).click();
+    const form = page.getByRole('form', { name: 'Edit API_KEY' });
+    expect(await form.getByLabel('Value', { exact: true }).inputValue()).toBe('');
+    expect(await form.getByLabel('Value', { exact: true }).getAttribute('type')).toBe('password');
+    expect(await form.getByLabel('Description').inputValue()).toBe('Payment API key');
+    await form.getByLabel('Description').fill('Payment provider key');
+    const sent = await patchSentBy(`variables/${ids.secret}`, () => form.getByRole('button', { name: 'Save variable' }).click());
+    expect(sent).toEqual({ description: 'Payment provider key' });
+    await expectOnlyChanged(`variables/${ids.secret}`, before, { description: 'Payment provider key' });
+    expect(openedSecret('variable', 'value', ids.secret!)).toBe(SECRET_VALUE);
+    expect(await page.content()).not.toContain(SECRET_VALUE);
+  }, TIMEOUT);
+
+  test('a hosting opens with its routing; a new path prefix keeps the options the form does not show', async () => {
+    const before = await get(`hostings/${ids.hosting}`);
+    await open(`/services/${ids.service}`, 'web');
+    const form = page.getByRole('form', { name: 'Hosting public' });
+    expect(await form.getByLabel('Name of public').inputValue()).toBe('public');
+    expect(await form.getByLabel('Description of public').inputValue()).toBe('The front door');
+    expect(await form.getByLabel('Hostnames of public').inputValue()).toBe('shop.example.test www.shop.example.test');
+    expect(await form.getByLabel('Path prefix of public').inputValue()).toBe('/');
+    expect(await form.getByLabel('Target port of public').inputValue()).toBe('8080');
+    expect(await form.getByLabel('Protocol of public').inputValue()).toBe('http');
+    await form.getByLabel('Path prefix of public').fill('/shop');
+    const options = { ...(before.options as object), pathPrefix: '/shop' };
+    const sent = await patchSentBy(`hostings/${ids.hosting}`, () => form.getByRole('button', { name: 'Save public' }).click());
+    expect(sent).toEqual({ options });
+    await expectOnlyChanged(`hostings/${ids.hosting}`, before, { options });
+    await screenshot(page, 'edit-hosting');
+  }, TIMEOUT);
+
+  test('a database binding opens with its settings; a new key prefix keeps the database and engine keys', async () => {
+    const before = await get(`bindings/${ids.binding}`);
+    const bindings = page.getByRole('region', { name: 'Database bindings' });
+    await bindings.getByRole('button', { name: 'Edit binding shop_app on analytics' }).click();
+    const form = bindings.getByRole('form', { name: 'Edit the SHOP binding' });
+    expect(await form.getByLabel('Database', { exact: true }).inputValue()).toBe('analytics');
+    expect(await form.getByLabel('Key prefix').inputValue()).toBe('SHOP');
+    expect(await form.getByRole('checkbox', { name: /Also write the engine’s own keys/ }).isChecked()).toBe(false);
+    await form.getByLabel('Key prefix').fill('MAIN');
+    const sent = await patchSentBy(`bindings/${ids.binding}`, () => form.getByRole('button', { name: 'Save binding' }).click());
+    expect(sent).toEqual({ keyPrefix: 'MAIN' });
+    await expectOnlyChanged(`bindings/${ids.binding}`, before, { keyPrefix: 'MAIN' });
+  }, TIMEOUT);
+
+  test('a host account opens with its shell and ids; a new group id keeps the shell, user id and password', async () => {
+    const before = await get(`principals/${ids.principal}`);
+    await open(`/organizations/${ids.organization}/principals`, 'Principals');
+    await page.getByRole('button', { name: 'Edit www-shop' }).click();
+    const form = page.getByRole('form', { name: 'Edit www-shop' });
+    expect(await form.getByLabel('Login shell').inputValue()).toBe('/bin/bash');
+    expect(await form.getByLabel('User id (optional)').inputValue()).toBe('1500');
+    expect(await form.getByLabel('Group id (optional)').inputValue()).toBe('1600');
+    expect(await form.getByLabel('Set new password').inputValue()).toBe('');
+    await screenshot(page, 'edit-principal');
+    await form.getByLabel('Group id (optional)').fill('1700');
+    const sent = await patchSentBy(`principals/${ids.principal}`, () => form.getByRole('button', { name: 'Save www-shop' }).click());
+    expect(sent).toEqual({ options: { shell: '/bin/bash', uid: 1500, gid: 1700 } });
+    const metadata = { ...(before.metadata as object), gid: 1700 };
+    await expectOnlyChanged(`principals/${ids.principal}`, before, { options: { shell: '/bin/bash', uid: 1500, gid: 1700 }, metadata });
+    expect(openedSecret('principal', 'password', ids.principal!)).toBe(HOST_PASSWORD);
+  }, TIMEOUT);
+
+  test('a managed database opens with its address and databases; a new version keeps the rest', async () => {
+    const before = await get(`managed/${ids.cluster}`);
+    await open(`/organizations/${ids.organization}/managed`, 'Managed databases');
+    await page.getByRole('button', { name: 'Edit main-db' }).click();
+    const form = page.getByRole('form', { name: 'Edit main-db' });
+    expect(await form.getByLabel('Name of main-db').inputValue()).toBe('main-db');
+    expect(await form.getByLabel('Version of main-db').inputValue()).toBe('17');
+    expect(await form.getByLabel('Host of main-db').inputValue()).toBe('db.internal');
+    expect(await form.getByLabel('Port of main-db').inputValue()).toBe('5432');
+    expect(await form.getByLabel('Databases of main-db').inputValue()).toBe('shop analytics');
+    await screenshot(page, 'edit-managed-database');
+    await form.getByLabel('Version of main-db').fill('17.2');
+    const sent = await patchSentBy(`managed/${ids.cluster}`, () => form.getByRole('button', { name: 'Save main-db' }).click());
+    expect(sent).toEqual({ version: '17.2' });
+    await expectOnlyChanged(`managed/${ids.cluster}`, before, { version: '17.2' });
+  }, TIMEOUT);
+
+  test('a tag opens with its name, color and description; a new color keeps the rest', async () => {
+    const before = await get(`tags/${ids.tag}`);
+    await open(`/organizations/${ids.organization}/tags`, 'Tags');
+    await page.getByRole('button', { name: 'Edit tag edge' }).click();
+    const form = page.getByRole('form', { name: 'Edit tag edge' });
+    expect(await form.getByLabel('Name of tag edge').inputValue()).toBe('edge');
+    expect(await form.getByLabel('Color of tag edge (optional)').inputValue()).toBe('#0a7');
+    expect(await form.getByLabel('Description of tag edge (optional)').inputValue()).toBe('Servers at the edge');
+    await screenshot(page, 'edit-tag');
+    await form.getByLabel('Color of tag edge (optional)').fill('#c30');
+    const sent = await patchSentBy(`tags/${ids.tag}`, () => form.getByRole('button', { name: 'Save tag' }).click());
+    expect(sent).toEqual({ color: '#c30' });
+    await expectOnlyChanged(`tags/${ids.tag}`, before, { color: '#c30' });
+    await form.waitFor({ state: 'detached' });
+    expect(watched.problems).toEqual([]);
+  }, TIMEOUT);
+});
