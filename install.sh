@@ -206,6 +206,8 @@ write_install_env() {
 PANEL_DATA_DIR=$DATA_DIR
 PANEL_PORT=$PORT
 PANEL_DAEMON_SOCKET=$SOCKET
+# The local daemon is panel-daemon.service (root, it drives Docker), not a child of panel serve.
+PANEL_LOCAL_DAEMON=off
 EOF
 }
 

@@ -146,6 +146,8 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
       PANEL_PUBLIC_URL: url,
       PANEL_SECRETS: TEST_KEY_RING,
       PANEL_DAEMON_SOCKET: join(dataDir, 'daemon.sock'),
+      // This test starts the local daemon itself.
+      PANEL_LOCAL_DAEMON: 'off',
     });
     session = await completeInstall(url, dataDir);
     const joinToken = await api(session, 'POST', '/join-tokens', { organizationId: session.organizationId });

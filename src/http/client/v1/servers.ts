@@ -73,7 +73,7 @@ export const serverRoutes = (deps: AppDeps) =>
         }),
       {
         query: v.object({ organizationId: Uuid }),
-        response: { 200: ThisMachineSchema, ...errorResponses(401, 404, 422) },
+        response: { 200: ThisMachineSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: {
           summary: "Whether Panel's own host is connected as the organization's local server; if not, why and the command that fixes it",
         },
