@@ -177,3 +177,34 @@ secrets: {token: {file: ./token.txt}, env: {environment: TOKEN}}
     expect(check(text)).not.toThrow();
   });
 });
+
+describe('what the placement planner reads is checked at save', () => {
+  test('replicas, global mode and every placement form the planner honours stay allowed, in base and overlay forms', () => {
+    const text = `services:
+  web:
+    image: app
+    ports: ["8080:80", "127.0.0.1:9000-9001:90/udp", {target: 443, published: "8443"}, "\${PORT}:80"]
+    deploy:
+      replicas: 3
+      placement:
+        constraints: [node.labels.disk == ssd, "node.hostname!=h1", node.id == 0194]
+        preferences: [{spread: node.labels.zone}]
+        max_replicas_per_node: 1
+  agent:
+    image: agent
+    deploy: {mode: global, placement: {constraints: !override [node.labels.role == edge]}}
+  db:
+    image: db
+    deploy: {replicas: !reset null}
+`;
+    expect(check(text)).not.toThrow();
+  });
+
+  test('what the planner cannot honour is refused with its path', () => {
+    expect(check('services: {web: {deploy: {placement: {constraints: [node.role == manager]}}}}')).toThrow(invalid('services.web.deploy.placement.constraints.0'));
+    expect(check('services: {web: {deploy: {placement: {preferences: [{spread: node.role}]}}}}')).toThrow(invalid('services.web.deploy.placement.preferences.0'));
+    expect(check('services: {web: {deploy: {mode: global-job}}}')).toThrow(invalid('services.web.deploy.mode'));
+    expect(check('services: {web: {deploy: {replicas: -1}}}')).toThrow(invalid('services.web.deploy.replicas'));
+    expect(check('services: {web: {ports: ["99999:80"]}}')).toThrow(invalid('services.web.ports.0'));
+  });
+});

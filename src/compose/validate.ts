@@ -1,13 +1,17 @@
 /**
  * Validation of a Compose model at save: the shape Panel relies on (root mapping, services as a
  * mapping of mappings, top-level resource sections as mappings), the caps of limits.ts, the
- * x-panel extension (x-panel.ts) and the host-access guard (host-access.ts). Everything else is
+ * x-panel extension (x-panel.ts), the host-access guard (host-access.ts) and what the placement
+ * planner reads (planner/model.ts: deploy.replicas, deploy.mode, deploy.placement.*, published
+ * ports). Everything else is
  * left to Compose itself at deploy. Works on base and overlay documents alike: merge tags are
  * unwrapped and `!reset` entries skipped. Throws DomainError('compose_invalid', ...).
  */
 import { entriesOf, expectMapping, isReset, plain } from './checks.ts';
 import { checkResourceHostAccess, checkServiceHostAccess } from './host-access.ts';
 import { assertDepth, assertServiceCount, type ComposeLimits, composeInvalid, resolveLimits } from './limits.ts';
+import { readServicePlacement } from './planner/model.ts';
+import { withoutMergeTags } from './tags.ts';
 import { isMapping, type JsonObject, type JsonValue, joinPath } from './values.ts';
 import { validateRootXPanel, validateServiceXPanel } from './x-panel.ts';
 
@@ -49,6 +53,8 @@ export function validateCompose(data: unknown, options: ComposeValidationOptions
   for (const [name, service] of entriesOf(serviceMap)) {
     const path = joinPath('services', name);
     validateService(expectMapping(service, path), path, principals, options);
+    // What the planner reads (deploy.replicas, mode, placement.*, published ports) must be something it can honour.
+    readServicePlacement(name, withoutMergeTags(service) as JsonObject);
   }
   if (options.allowHostAccess !== true) checkResourceHostAccess(data);
   return { principals };

@@ -185,7 +185,7 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     await page.locator('[data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
     const running = page.locator('tr[data-container-status="running"]');
     await running.waitFor({ timeout: 90_000 });
-    const shortId = (await running.locator('td').nth(2).textContent())!.trim();
+    const shortId = (await running.locator('td').nth(3).textContent())!.trim();
     expect(shortId).toMatch(/^[0-9a-f]{12}$/);
     expect((await run(['docker', 'inspect', '-f', '{{.State.Running}}', shortId])).stdout).toBe('true');
     await screenshot(page, 'environment-deployed');

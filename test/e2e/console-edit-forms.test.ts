@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { openSecret, parseKeyRing } from '../../src/crypto/index.ts';
 import { TEST_KEY_RING } from '../harness.ts';
 import { apiFromPage, chromiumMissing, heading, installThroughApi, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, watchPage } from './browser.ts';
@@ -50,6 +50,11 @@ async function expectOnlyChanged(path: string, before: Resource, changes: Record
   const after = await get(path);
   expect(after).toEqual({ ...before, ...changes, updatedAt: expect.any(String) });
   expect(after.updatedAt >= before.updatedAt).toBe(true);
+}
+
+/** Each input of `form`, found by its exact label, shows the value given for it. */
+async function expectShown(form: Locator, shown: Record<string, string>): Promise<void> {
+  for (const [label, value] of Object.entries(shown)) expect(await form.getByLabel(label, { exact: true }).inputValue(), label).toBe(value);
 }
 
 /** The plaintext of a sealed column, read from the database the way Panel opens it. */
@@ -117,8 +122,7 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     const before = await get(`organizations/${ids.organization}`);
     await open(`/organizations/${ids.organization}/settings`, 'Organization settings');
     const general = page.getByRole('form', { name: 'General settings' });
-    expect(await general.getByLabel('Organization name').inputValue()).toBe('Acme');
-    expect(await general.getByLabel('Default environment name').inputValue()).toBe('live');
+    await expectShown(general, { 'Organization name': 'Acme', 'Default environment name': 'live' });
     expect(await general.getByLabel('Randomize principal usernames').isChecked()).toBe(true);
     await general.getByLabel('Default environment name').fill('production');
     const sent = await patchSentBy(`organizations/${ids.organization}`, () => general.getByRole('button', { name: 'Save settings' }).click());
@@ -145,8 +149,7 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
       const before = await get(`${kind}/${id}`);
       await open(`/${kind}/${id}`, title);
       const form = page.getByRole('form', { name: `Rename or describe the ${kind.slice(0, -1)}` });
-      expect(await form.getByLabel('Name').inputValue()).toBe(name);
-      expect(await form.getByLabel('Description (optional)').inputValue()).toBe(description);
+      await expectShown(form, { Name: name, 'Description (optional)': description });
       const [field, value] = Object.entries(change)[0]!;
       await form.getByLabel(field === 'name' ? 'Name' : 'Description (optional)').fill(value);
       const sent = await patchSentBy(`${kind}/${id}`, () => form.getByRole('button', { name: /^Update / }).click());
@@ -162,8 +165,7 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     await open(`/environments/${ids.environment}`, 'live');
     await page.getByRole('button', { name: 'Edit GREETING' }).click();
     const form = page.getByRole('form', { name: 'Edit GREETING' });
-    expect(await form.getByLabel('Value').inputValue()).toBe('hello $WORLD');
-    expect(await form.getByLabel('Description').inputValue()).toBe('How the shop greets');
+    await expectShown(form, { Value: 'hello $WORLD', Description: 'How the shop greets' });
     expect(await form.getByLabel('Secret (write-only, delivered as a file)').isChecked()).toBe(false);
     expect(await form.getByLabel('At runtime').isChecked()).toBe(false);
     expect(await form.getByLabel('At build').isChecked()).toBe(true);
@@ -184,21 +186,23 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     const sent = await patchSentBy(`variables/${ids.variable}`, () => form.getByRole('button', { name: 'Save variable' }).click());
     expect(sent).toEqual({ description: 'Says hello' });
     await expectOnlyChanged(`variables/${ids.variable}`, before, { description: 'Says hello' });
-    await page.getByRole('table', { name: 'Variables of environment live' }).getByText('hello $WORLD').waitFor();
+    const row = page.getByRole('table', { name: 'Variables of environment live' }).getByRole('row').filter({ hasText: 'GREETING' });
+    await row.filter({ hasText: 'Says hello' }).filter({ hasText: 'hello $WORLD' }).waitFor();
   }, TIMEOUT);
 
   test('a secret variable opens with an empty value; a new description keeps the sealed value', async () => {
     const before = await get(`variables/${ids.secret}`);
     await page.getByRole('button', { name: 'Edit API_KEY' }).click();
     const form = page.getByRole('form', { name: 'Edit API_KEY' });
-    expect(await form.getByLabel('Value', { exact: true }).inputValue()).toBe('');
+    await expectShown(form, { Value: '', Description: 'Payment API key' });
     expect(await form.getByLabel('Value', { exact: true }).getAttribute('type')).toBe('password');
-    expect(await form.getByLabel('Description').inputValue()).toBe('Payment API key');
     await form.getByLabel('Description').fill('Payment provider key');
     const sent = await patchSentBy(`variables/${ids.secret}`, () => form.getByRole('button', { name: 'Save variable' }).click());
     expect(sent).toEqual({ description: 'Payment provider key' });
     await expectOnlyChanged(`variables/${ids.secret}`, before, { description: 'Payment provider key' });
     expect(openedSecret('variable', 'value', ids.secret!)).toBe(SECRET_VALUE);
+    await page.getByRole('row').filter({ hasText: 'API_KEY' }).filter({ hasText: 'Payment provider key' }).waitFor();
+    await screenshot(page, 'edit-variables-saved');
     expect(await page.content()).not.toContain(SECRET_VALUE);
   }, TIMEOUT);
 
@@ -206,12 +210,14 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     const before = await get(`hostings/${ids.hosting}`);
     await open(`/services/${ids.service}`, 'web');
     const form = page.getByRole('form', { name: 'Hosting public' });
-    expect(await form.getByLabel('Name of public').inputValue()).toBe('public');
-    expect(await form.getByLabel('Description of public').inputValue()).toBe('The front door');
-    expect(await form.getByLabel('Hostnames of public').inputValue()).toBe('shop.example.test www.shop.example.test');
-    expect(await form.getByLabel('Path prefix of public').inputValue()).toBe('/');
-    expect(await form.getByLabel('Target port of public').inputValue()).toBe('8080');
-    expect(await form.getByLabel('Protocol of public').inputValue()).toBe('http');
+    await expectShown(form, {
+      'Name of public': 'public',
+      'Description of public': 'The front door',
+      'Hostnames of public': 'shop.example.test www.shop.example.test',
+      'Path prefix of public': '/',
+      'Target port of public': '8080',
+      'Protocol of public': 'http',
+    });
     await form.getByLabel('Path prefix of public').fill('/shop');
     const options = { ...(before.options as object), pathPrefix: '/shop' };
     const sent = await patchSentBy(`hostings/${ids.hosting}`, () => form.getByRole('button', { name: 'Save public' }).click());
@@ -225,8 +231,7 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     const bindings = page.getByRole('region', { name: 'Database bindings' });
     await bindings.getByRole('button', { name: 'Edit binding shop_app on analytics' }).click();
     const form = bindings.getByRole('form', { name: 'Edit the SHOP binding' });
-    expect(await form.getByLabel('Database', { exact: true }).inputValue()).toBe('analytics');
-    expect(await form.getByLabel('Key prefix').inputValue()).toBe('SHOP');
+    await expectShown(form, { Database: 'analytics', 'Key prefix': 'SHOP' });
     expect(await form.getByRole('checkbox', { name: /Also write the engine’s own keys/ }).isChecked()).toBe(false);
     await form.getByLabel('Key prefix').fill('MAIN');
     const sent = await patchSentBy(`bindings/${ids.binding}`, () => form.getByRole('button', { name: 'Save binding' }).click());
@@ -239,10 +244,7 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     await open(`/organizations/${ids.organization}/principals`, 'Principals');
     await page.getByRole('button', { name: 'Edit www-shop' }).click();
     const form = page.getByRole('form', { name: 'Edit www-shop' });
-    expect(await form.getByLabel('Login shell').inputValue()).toBe('/bin/bash');
-    expect(await form.getByLabel('User id (optional)').inputValue()).toBe('1500');
-    expect(await form.getByLabel('Group id (optional)').inputValue()).toBe('1600');
-    expect(await form.getByLabel('Set new password').inputValue()).toBe('');
+    await expectShown(form, { 'Login shell': '/bin/bash', 'User id (optional)': '1500', 'Group id (optional)': '1600', 'Set new password': '' });
     await screenshot(page, 'edit-principal');
     await form.getByLabel('Group id (optional)').fill('1700');
     const sent = await patchSentBy(`principals/${ids.principal}`, () => form.getByRole('button', { name: 'Save www-shop' }).click());
@@ -257,11 +259,13 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     await open(`/organizations/${ids.organization}/managed`, 'Managed databases');
     await page.getByRole('button', { name: 'Edit main-db' }).click();
     const form = page.getByRole('form', { name: 'Edit main-db' });
-    expect(await form.getByLabel('Name of main-db').inputValue()).toBe('main-db');
-    expect(await form.getByLabel('Version of main-db').inputValue()).toBe('17');
-    expect(await form.getByLabel('Host of main-db').inputValue()).toBe('db.internal');
-    expect(await form.getByLabel('Port of main-db').inputValue()).toBe('5432');
-    expect(await form.getByLabel('Databases of main-db').inputValue()).toBe('shop analytics');
+    await expectShown(form, {
+      'Name of main-db': 'main-db',
+      'Version of main-db': '17',
+      'Host of main-db': 'db.internal',
+      'Port of main-db': '5432',
+      'Databases of main-db': 'shop analytics',
+    });
     await screenshot(page, 'edit-managed-database');
     await form.getByLabel('Version of main-db').fill('17.2');
     const sent = await patchSentBy(`managed/${ids.cluster}`, () => form.getByRole('button', { name: 'Save main-db' }).click());
@@ -274,9 +278,7 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     await open(`/organizations/${ids.organization}/tags`, 'Tags');
     await page.getByRole('button', { name: 'Edit tag edge' }).click();
     const form = page.getByRole('form', { name: 'Edit tag edge' });
-    expect(await form.getByLabel('Name of tag edge').inputValue()).toBe('edge');
-    expect(await form.getByLabel('Color of tag edge (optional)').inputValue()).toBe('#0a7');
-    expect(await form.getByLabel('Description of tag edge (optional)').inputValue()).toBe('Servers at the edge');
+    await expectShown(form, { 'Name of tag edge': 'edge', 'Color of tag edge (optional)': '#0a7', 'Description of tag edge (optional)': 'Servers at the edge' });
     await screenshot(page, 'edit-tag');
     await form.getByLabel('Color of tag edge (optional)').fill('#c30');
     const sent = await patchSentBy(`tags/${ids.tag}`, () => form.getByRole('button', { name: 'Save tag' }).click());

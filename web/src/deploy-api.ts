@@ -52,6 +52,8 @@ export interface Server {
   isLocal: boolean;
   status: 'connected' | 'disconnected' | string;
   lastSeenAt: string | null;
+  /** What placement constraints match (`node.labels.<key>`). */
+  labels: Record<string, string>;
   createdAt: string;
   updatedAt: string;
 }
@@ -113,8 +115,18 @@ export interface ContainerRow {
 export type ResolvedEntry = ResolvedVariable;
 
 export interface DeployPreview {
+  /** The anchor. */
   server: { id: string; name: string };
-  blocks: { serverId: string; yaml: string; containers: { containerName: string; composeServiceName: string }[]; secrets: { name: string; key: string }[] }[];
+  /** One per server of the plan, the anchor's first. */
+  blocks: {
+    serverId: string;
+    serverName: string;
+    yaml: string;
+    containers: { serviceId: string; containerName: string; composeServiceName: string; ordinal: number }[];
+    secrets: { name: string; key: string }[];
+  }[];
+  /** Servers a deploy would stop (no longer in the plan). */
+  stops: { id: string; name: string }[];
   variables: { serviceId: string; composeServiceName: string; entries: ResolvedEntry[] }[];
   warnings: string[];
 }
@@ -129,6 +141,8 @@ export const deployApi = {
   servers: {
     list: (query: { organizationId: string; cursor?: string }) => call<Page<Server>>('GET', 'client/v1/servers', undefined, query),
     rename: (id: string, name: string) => call<Server>('PATCH', `client/v1/servers/${id}`, { name }),
+    /** Replaces the whole label set. */
+    setLabels: (id: string, labels: Record<string, string>) => call<Server>('PATCH', `client/v1/servers/${id}`, { labels }),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
     thisMachine: (organizationId: string) => call<ThisMachine>('GET', 'client/v1/servers/this-machine', undefined, { organizationId }),
   },

@@ -9,9 +9,15 @@
  * |                                   |                              | `unknown` (protocol parse) |                     |
  * | stop report                       | listed rows (`compose stop`  | the runtime state: exited  | the reported id     |
  * |                                   | keeps the containers)        | once stopped               |                     |
- * | stop report                       | rows of this server not listed (an empty report: all) | `exited`  | null                |
- * | destroy report                    | rows of this server not listed (an empty report: all) | unchanged | null                |
- * | deploy report                     | rows not listed              | unchanged                  | unchanged           |
+ * | stop report                       | rows of this server not listed (an empty report: all) | `exited` (stopped, see DECISIONS) | null |
+ * | destroy report                    | rows of this server not listed (an empty report: all) | unchanged  | null                |
+ * | deploy report (or on the daemon's own account) | rows of this server not listed that still hold a container id | `exited` | null |
+ * | deploy report                     | other rows not listed        | unchanged                  | unchanged           |
+ *
+ * A report lists every container of the project on its server (`docker ps -a`), so a row of
+ * that server whose container it does not list has none any more: after a deploy, a replica the
+ * plan dropped while the server kept others of the environment (Compose removed it as an
+ * orphan). Pending rows of the deploy that have no container yet stay pending.
  *
  * So `container_id` null means no container exists for the row: `pending` before its first
  * report, removed (destroyed, or gone from the engine) after one; `isRemovedContainer` says which.
@@ -93,13 +99,13 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
       changed.set(written.id, written);
     }
 
-    if (target.kind === 'stop' || target.kind === 'destroy') {
-      for (const row of rows) {
-        if (listed.has(row.id) || row.serverId !== target.serverId) continue;
-        const next = target.kind === 'stop' ? { containerId: null, status: 'exited' as const } : { containerId: null };
-        if (row.containerId === null && (target.kind === 'destroy' || row.status === 'exited')) continue;
-        changed.set(row.id, tx.update(container).set(next).where(eq(container.id, row.id)).returning().get()!);
-      }
+    for (const row of rows) {
+      if (listed.has(row.id) || row.serverId !== target.serverId) continue;
+      let next: { containerId: null; status?: 'exited' } | null;
+      if (target.kind === 'stop') next = row.containerId === null && row.status === 'exited' ? null : { containerId: null, status: 'exited' };
+      else if (target.kind === 'destroy') next = row.containerId === null ? null : { containerId: null };
+      else next = row.containerId === null ? null : { containerId: null, status: 'exited' };
+      if (next !== null) changed.set(row.id, tx.update(container).set(next).where(eq(container.id, row.id)).returning().get()!);
     }
     return [...changed.values()];
   });

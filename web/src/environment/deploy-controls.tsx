@@ -1,8 +1,8 @@
 /**
  * Deploy, stop and destroy an environment, and its live state: the latest deployment and every
- * container, as /ws/client/v1 pushes them (live-environment.ts), with the servers' connection
- * state (live-servers.ts) so a deploy waiting for its server says so. Stop and destroy ask
- * first; members of the organization, who may not deploy, see the live state only.
+ * container with the server it runs on, as /ws/client/v1 pushes them (live-environment.ts,
+ * live-servers.ts; a deploy waiting for its server says so, deployment-status.tsx). Stop and destroy ask first; a planner refusal shows the planner's message;
+ * members of the organization, who may not deploy, see the live state only.
  */
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
@@ -12,7 +12,7 @@ import { FormAlert, type FormProblem } from '../forms.tsx';
 import { useLiveEnvironment } from '../live-environment.ts';
 import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
-import { PlacementRequired } from './deploy-preview.tsx';
+import { PLACEMENT_REFUSALS, PlacementRefused, PlacementRequired } from './deploy-preview.tsx';
 import { ContainerTable, LatestDeployment } from './deployment-status.tsx';
 
 const CONNECTION_TEXT = {
@@ -30,15 +30,17 @@ interface DeployControlsProps {
 
 export function DeployControls({ environmentId, organizationId, onDeployed }: DeployControlsProps) {
   const live = useLiveEnvironment(environmentId);
+  const servers = useLiveServers(organizationId).servers;
+  const serverName = (id: string) => servers?.find((server) => server.id === id)?.name;
   const writable = useCanWrite(organizationId);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [placementMissing, setPlacementMissing] = useState(false);
+  const [refused, setRefused] = useState<ApiError | null>(null);
   const [warnings, setWarnings] = useState<string[]>([]);
   const [confirming, setConfirming] = useState<'stop' | 'destroy' | null>(null);
-  const servers = useLiveServers(organizationId);
   const latest = live.deployments[0];
-  const latestServer = servers.servers?.find((server) => server.id === latest?.serverId);
+  const latestServer = servers?.find((server) => server.id === latest?.serverId);
   const waiting = latest?.status === 'queued' && latestServer !== undefined && latestServer.status !== 'connected';
 
   const deploy = async () => {
@@ -46,12 +48,14 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
     setBusy(true);
     setProblem(null);
     setPlacementMissing(false);
+    setRefused(null);
     try {
       const deployed = await deployApi.environments.deploy(environmentId);
       setWarnings(deployed.warnings);
       onDeployed();
     } catch (error) {
       if (error instanceof ApiError && error.code === 'server_placement_required') setPlacementMissing(true);
+      else if (error instanceof ApiError && PLACEMENT_REFUSALS.has(error.code)) setRefused(error);
       else setProblem(error instanceof ApiError ? { message: error.message, requestId: error.requestId } : { message: String(error) });
     } finally {
       setBusy(false);
@@ -77,6 +81,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
         <ReadOnlyNote action="deploy, stop or destroy this environment" />
       )}
       {placementMissing && <PlacementRequired organizationId={organizationId} />}
+      {refused && <PlacementRefused error={refused} />}
       <FormAlert problem={problem} />
       {warnings.length > 0 && (
         <div class="notice" role="status">
@@ -99,10 +104,10 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
           live.connection === 'live' && <p class="muted">Not deployed yet.</p>
         )}
       </div>
-      <ContainerTable containers={live.containers} waiting={waiting} />
+      <ContainerTable containers={live.containers} waiting={waiting} serverName={serverName} />
       {confirming === 'stop' && (
         <ConfirmDialog title="Stop this environment?" confirmLabel="Stop" onClose={() => setConfirming(null)} onConfirm={() => deployApi.environments.stop(environmentId).then(() => {})}>
-          <p>Every container of this environment stops on its server. The containers, their volumes and data are kept; deploy again to start them.</p>
+          <p>Every container of this environment stops, on every server it runs on. The containers, their volumes and data are kept; deploy again to start them.</p>
         </ConfirmDialog>
       )}
       {confirming === 'destroy' && (
@@ -113,7 +118,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
           onConfirm={() => deployApi.environments.destroy(environmentId).then(() => {})}
         >
           <p>
-            The containers <strong>and their volumes</strong> are removed from the server. Data in those volumes is lost. The environment and its settings stay.
+            The containers <strong>and their volumes</strong> are removed from every server the environment runs on. Data in those volumes is lost. The environment and its settings stay.
           </p>
         </ConfirmDialog>
       )}

@@ -81,7 +81,14 @@ function statusOf(row: ContainerRow, waiting: boolean): string {
   return row.status === 'pending' && waiting ? 'queued' : row.status;
 }
 
-export function ContainerTable({ containers, waiting }: { containers: ContainerRow[]; waiting: boolean }) {
+interface ContainerTableProps {
+  containers: ContainerRow[];
+  /** The latest deploy waits for its server to reconnect. */
+  waiting: boolean;
+  serverName: (serverId: string) => string | undefined;
+}
+
+export function ContainerTable({ containers, waiting, serverName }: ContainerTableProps) {
   const present = containers.filter((row) => !row.isRemoved);
   const removed = containers.filter((row) => row.isRemoved);
   return (
@@ -93,6 +100,7 @@ export function ContainerTable({ containers, waiting }: { containers: ContainerR
               <tr>
                 <th scope="col">Service</th>
                 <th scope="col">Container</th>
+                <th scope="col">Server</th>
                 <th scope="col">Status</th>
                 <th scope="col">Docker id</th>
               </tr>
@@ -104,6 +112,7 @@ export function ContainerTable({ containers, waiting }: { containers: ContainerR
                   <td>
                     <code>{row.containerName}</code>
                   </td>
+                  <td>{serverName(row.serverId) ?? <span class="muted">a server</span>}</td>
                   <td>
                     <span class={`status status-${statusOf(row, waiting)}`}>{statusOf(row, waiting)}</span>
                   </td>

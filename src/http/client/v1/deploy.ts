@@ -4,10 +4,12 @@
  *   POST /environments/:id/stop     -> 202 deployment (compose down; volumes kept)
  *   POST /environments/:id/destroy  -> 202 deployment (compose down --volumes; project folder removed)
  *
- * The deploy body has no server field (placement lives on the environment pin or the project
- * default; a server field is 422) and `ref` is refused with 501 source_ref_unsupported. Each
- * call commits its deployment and durable command first, then hands the command to the hub,
- * which delivers it now or when the daemon next connects.
+ * The deploy body has no server field (the environment pin or the project default anchors the
+ * plan; a server field is 422) and `ref` is refused with 501 source_ref_unsupported. The planner
+ * may refuse (409 no_eligible_server; 422 constraint_unsatisfiable, colocation_conflict,
+ * host_port_conflict, max_replicas_per_node_exceeded, turbofabric_required) before anything is
+ * written. Each call commits its deployment and its durable commands (one per server) first,
+ * then hands them to the hub, which delivers each now or when its daemon next connects.
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
@@ -17,6 +19,7 @@ import { planDeploy } from '../../../domain/deploy/plan.ts';
 import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { PLACEMENT_REFUSAL_CODES } from '../../../contract/errors.ts';
 import { errorResponses, IdParams } from '../../schemas.ts';
 import { DeploymentSchema, presentDeployment } from './deployments.ts';
 
@@ -37,11 +40,11 @@ const NoBody = v.optional(v.strictObject({}, 'unknown field'));
 
 const DeployedSchema = v.object({ ...DeploymentSchema.entries, warnings: v.array(v.string()) });
 
-/** Hands the new command to the hub and tells subscribers about the new rows. */
+/** Hands the new commands to the hub and tells subscribers about the new rows. */
 function announce(deps: AppDeps, enqueued: Enqueued): void {
   deps.hub.feed.deployment(enqueued.deployment);
   deps.hub.feed.containers(enqueued.deployment.environmentId, enqueued.containers);
-  deps.hub.dispatch(enqueued.command.serverId);
+  for (const serverId of new Set(enqueued.commands.map((command) => command.serverId))) deps.hub.dispatch(serverId);
 }
 
 export const deployRoutes = (deps: AppDeps) => {
@@ -69,12 +72,15 @@ export const deployRoutes = (deps: AppDeps) => {
       {
         params: IdParams,
         body: DeployBody,
-        response: { 202: DeployedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'server_placement_required', 'server_key_missing', 'secret_unreadable', 'compose_invalid', 'validation_failed', 'source_ref_unsupported') },
+        response: { 202: DeployedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'server_placement_required', 'server_key_missing', 'secret_unreadable', 'compose_invalid', 'validation_failed', 'source_ref_unsupported', ...PLACEMENT_REFUSAL_CODES) },
         detail: {
-          summary: 'Deploy the environment: compile, pre-allocate containers and queue the command for its server',
+          summary: 'Deploy the environment: plan, compile one document per server, pre-allocate containers and queue a command for each server',
           description:
-            'Placement: the environment pin, else the project `defaultServerId`, else 409 `server_placement_required`. ' +
-            'The environment generation rises by one. The body carries no server field.',
+            'Anchor: the environment pin, else the project `defaultServerId`, else 409 `server_placement_required`. ' +
+            'Services with `deploy.replicas` or `deploy.placement.*` may be placed on other connected servers of the organization; ' +
+            'the planner refuses with 409 `no_eligible_server` or 422 `constraint_unsatisfiable`, `colocation_conflict`, ' +
+            '`host_port_conflict`, `max_replicas_per_node_exceeded` or `turbofabric_required`, enqueuing nothing. ' +
+            'Servers that drop out of the plan get a stop. The environment generation rises by one. The body carries no server field.',
         },
       },
     )
@@ -82,12 +88,12 @@ export const deployRoutes = (deps: AppDeps) => {
       params: IdParams,
       body: NoBody,
       response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
-      detail: { summary: "Stop the environment's containers on the server it was last deployed to (volumes kept)" },
+      detail: { summary: "Stop the environment's containers on every server it runs on (volumes kept)" },
     })
     .post('/:id/destroy', teardown('destroy'), {
       params: IdParams,
       body: NoBody,
       response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
-      detail: { summary: "Destroy the environment's containers and volumes on the server it was last deployed to" },
+      detail: { summary: "Destroy the environment's containers and volumes on every server it runs on" },
     });
 };

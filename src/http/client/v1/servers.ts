@@ -2,15 +2,31 @@ import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { type Server, serverFlags, serverStatuses } from '../../../db/schema/index.ts';
-import { deleteServer, listServers, loadServer, renameServer } from '../../../domain/servers/service.ts';
+import { LABEL_KEY, LABEL_VALUE, MAX_SERVER_LABELS } from '../../../compose/planner/labels.ts';
+import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { describeThisMachine } from '../../../domain/servers/this-machine.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
+import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, refuseArrays, Uuid } from '../../schemas.ts';
+
+/** Key/value labels the planner matches (`node.labels.<key>`); tags stay tags. */
+const Labels = v.pipe(
+  refuseArrays(
+    v.record(
+      v.pipe(v.string(), v.regex(LABEL_KEY, 'label keys are letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63')),
+      v.pipe(v.string(), v.regex(LABEL_VALUE, 'label values are 1-255 characters without control characters or surrounding spaces')),
+    ),
+  ),
+  v.check((labels) => Object.keys(labels).length <= MAX_SERVER_LABELS, `at most ${MAX_SERVER_LABELS} labels`),
+);
 
 /** Servers are enrolled by their daemon, not created here. */
 const UpdateBody = v.strictObject(
-  { name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))) },
+  {
+    name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
+    /** Replaces the server's whole label set. */
+    labels: v.optional(Labels),
+  },
   'unknown field',
 );
 
@@ -28,6 +44,8 @@ const ServerSchema = v.object({
   flaggedAt: v.nullable(v.string()),
   /** The daemon key secrets are sealed to; null until a daemon enrolled or said hello. */
   daemonKeyId: v.nullable(v.string()),
+  /** Key/value labels placement constraints and spread preferences match (`node.labels.<key>`). */
+  labels: v.record(v.string(), v.string()),
   createdAt: v.string(),
   updatedAt: v.string(),
 });
@@ -45,6 +63,7 @@ export const presentServer = (row: Server) => ({
   flag: row.flag,
   flaggedAt: isoOrNull(row.flaggedAt),
   daemonKeyId: row.daemonKeyId,
+  labels: row.labels,
   ...timestampsOf(row),
 });
 
@@ -99,7 +118,7 @@ export const serverRoutes = (deps: AppDeps) =>
     .patch(
       '/:id',
       ({ actor, params, body }) => {
-        const row = renameServer(deps.db, actor, params.id, body.name);
+        const row = updateServer(deps.db, actor, params.id, body);
         deps.hub.feed.server(row);
         return presentServer(row);
       },
@@ -107,7 +126,7 @@ export const serverRoutes = (deps: AppDeps) =>
         params: IdParams,
         body: UpdateBody,
         response: { 200: ServerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: 'Rename a server' },
+        detail: { summary: 'Rename a server or replace its labels (organization admins)' },
       },
     )
     .delete(
