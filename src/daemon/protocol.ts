@@ -78,9 +78,12 @@ const DeployCommand = v.object({
   }),
 });
 
-/** Stop (`down`, keeping volumes and the project folder) or destroy (`down --volumes`, folder removed). */
+/** Stop (`compose stop`: containers kept) or destroy (`down --volumes`, the project folder removed). */
 const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName });
-const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopOrDestroyPayload });
+/** Stop: `compose stop`, the containers kept. With `remove` (a server the placement no longer
+ * uses), `compose down`: the containers go, volumes and the project folder stay. */
+const StopPayload = v.object({ ...StopOrDestroyPayload.entries, remove: v.optional(v.boolean()) });
+const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopPayload });
 const DestroyCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('destroy'), payload: StopOrDestroyPayload });
 
 /**

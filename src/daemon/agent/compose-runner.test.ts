@@ -231,6 +231,16 @@ describe('stop and destroy', () => {
     expect(existsSync(projectDir)).toBe(false);
   });
 
+  test('a stop with remove (a server the placement dropped) runs compose down: containers go, volumes and folder stay', async () => {
+    const { runner, calls, projectDir } = await setup();
+    await runner.execute(deployCommand());
+    calls.length = 0;
+    const command: CommandFrame = { type: 'command', id: 'cmd-drop', kind: 'stop', payload: { deploymentId: DEPLOYMENT_ID, project: 'shop', remove: true } };
+    expect((await runner.execute(command)).result.ok).toBe(true);
+    expect(calls[0]).toEqual({ argv: 'docker compose -p shop -f compose.yaml down', cwd: projectDir, files: expect.anything() });
+    expect(existsSync(join(projectDir, 'compose.yaml'))).toBe(true);
+  });
+
   test('a project never deployed here is stopped by label (v2 needs no file)', async () => {
     const { runner, calls } = await setup();
     await runner.execute(projectCommand('stop', 'elsewhere'));

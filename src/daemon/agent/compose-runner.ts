@@ -20,7 +20,8 @@ import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type Repo
 import { ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
 
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
-type ProjectPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
+type StopPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
+type ProjectPayload = Extract<CommandFrame, { kind: 'destroy' }>['payload'];
 
 /** What a finished command sends back: a report of the project's containers (when they could be
  * listed) and the result. */
@@ -169,9 +170,13 @@ export class ComposeRunner {
     return { deploymentId: payload.deploymentId, project: payload.project, compose: `v${compose.generation}`, recreated: secretsChanged };
   }
 
-  /** `stop`: the containers stay, exited, with their ids; networks, volumes and the folder are kept. */
-  private async stop(payload: ProjectPayload): Promise<Record<string, unknown>> {
-    await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed');
+  /**
+   * `stop`: the containers stay, exited, with their ids; networks, volumes and the folder are
+   * kept. With `remove` (a server the placement dropped), `down`: the containers go too.
+   */
+  private async stop(payload: StopPayload): Promise<Record<string, unknown>> {
+    if (payload.remove) await this.projectCommand(payload.project, ['down'], 'compose_down_failed');
+    else await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed');
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 

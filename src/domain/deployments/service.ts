@@ -140,7 +140,8 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
       }
       commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets }));
     }
-    for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', {}));
+    // A server the plan no longer uses keeps no containers of it (stopped ones would be orphans).
+    for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', { remove: true }));
     // Nothing to run anywhere and nothing to stop: the deploy is done as committed.
     const settled = commands.length === 0 ? settleDeployment(tx, deployment.id) : null;
     return { deployment: settled ?? deployment, commands, containers };
