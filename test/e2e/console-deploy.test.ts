@@ -198,7 +198,7 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     await page.locator('[data-deployment-kind="stop"] [data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
     const stopped = page.locator('tr[data-container-status="exited"]');
     await stopped.waitFor();
-    expect((await stopped.locator('td').nth(2).textContent())!.trim()).toBe(shortId);
+    expect((await stopped.locator('td').nth(3).textContent())!.trim()).toBe(shortId);
     expect((await run(['docker', 'inspect', '-f', '{{.State.Status}}', shortId])).stdout).toBe('exited');
     await screenshot(page, 'environment-stopped');
 

@@ -138,6 +138,23 @@ describe('the container state table', () => {
   });
 });
 
+describe('a replica moved to another server', () => {
+  test("the old server's reports still listing its container never take the row back", () => {
+    const { t, tree, web, preallocate, target } = setup();
+    const row = preallocate(web);
+    applyReport(t.db, target('deploy'), [labelled(row)]);
+    // A deploy moved the slot to another server: pre-allocated there, pending.
+    const elsewhere = t.db.insert(server).values({ organizationId: tree.organizationId, name: 'elsewhere' }).returning().get();
+    t.db.update(container).set({ serverId: elsewhere.id, status: 'pending', containerId: null }).where(eq(container.id, row.id)).run();
+    // The old server, while Compose removes the orphan, still lists it (an interim report).
+    expect(applyReport(t.db, target('deploy'), [labelled(row, { state: 'removing' })])).toEqual([]);
+    expect(reread(t, row.id)).toMatchObject({ serverId: elsewhere.id, status: 'pending', containerId: null });
+    // The new server reports it running.
+    applyReport(t.db, { ...target('deploy'), serverId: elsewhere.id }, [labelled(row, { containerId: 'cid-new' })]);
+    expect(reread(t, row.id)).toMatchObject({ serverId: elsewhere.id, status: 'running', containerId: 'cid-new' });
+  });
+});
+
 describe('matching', () => {
   test('by container name when labels are missing; unknown containers are ignored', () => {
     const { t, web, preallocate, target } = setup();

@@ -23,6 +23,10 @@
  * report, removed (destroyed, or gone from the engine) after one; `isRemovedContainer` says which.
  * Reports also arrive while a command runs (the agent's progress): each is applied the same way.
  *
+ * A row placed on another server than the report's is never touched by it: a replica the plan
+ * moved keeps its row on the new server while the old one still lists its container (until
+ * Compose removes the orphan; the agent's interim reports can see it).
+ *
  * A reported container is matched to its row by the platform labels the compiler sets
  * (dev.panel.service-id, dev.panel.role, dev.panel.ordinal; src/compose/naming.ts), and only for
  * services of this environment, so a report can never write another environment's rows; failing
@@ -84,6 +88,9 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
       let written: Container | undefined;
       if (row) {
         if (listed.has(row.id)) continue; // two containers claim one row: the first listed keeps it
+        // The row was placed on another server (a replica the plan moved): this server's container
+        // of that slot is the one being left behind, never the row's.
+        if (row.serverId !== target.serverId) continue;
         releaseContainerId(tx, target.serverId, item.containerId, row.id);
         written = tx.update(container).set(observed).where(eq(container.id, row.id)).returning().get();
       } else if (known) {
