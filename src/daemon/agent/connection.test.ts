@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerWebSocket } from 'bun';
 import { createLogger, type Logger, silentLogger } from '../../lib/logger.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, parseFrame } from '../protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, parseFrame } from '../../contract/daemon-protocol.ts';
 import { CommandJournal } from './command-journal.ts';
 import type { CommandOutcome } from './compose-runner.ts';
 import {

@@ -18,7 +18,7 @@ import {
   type HelloFrame,
   parseFrame,
   type ResultFrame,
-} from '../protocol.ts';
+} from '../../contract/daemon-protocol.ts';
 import type { CommandJournal } from './command-journal.ts';
 import type { CommandOutcome, ProjectReport } from './compose-runner.ts';
 

@@ -15,7 +15,7 @@ import { findDeployment, markDeploymentRunning, serversOfEnvironment, settleDepl
 import { findEnvironment } from '../../domain/environments/queries.ts';
 import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { ReportFrame, ResultFrame } from '../protocol.ts';
+import type { ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
 import type { ChangeFeed } from './feed.ts';
 
 export interface OutcomeContext {

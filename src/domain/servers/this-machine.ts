@@ -3,6 +3,7 @@
  * as the organization's local server, and if not, why, in words, with the one command that fixes
  * it. Only the organization that owns the local slot (the installing one) sees it.
  */
+import type { ThisMachine } from '../../contract/servers.ts';
 import type { Server } from '../../db/schema/index.ts';
 import { type Actor, authorize } from '../actor.ts';
 
@@ -13,17 +14,6 @@ export interface SupervisedStatus {
   fix: string | null;
 }
 
-export type ThisMachineState = 'connected' | 'connecting' | SupervisedStatus['state'];
-
-export interface ThisMachine {
-  /** False for an organization that does not own this machine's local slot. */
-  applies: boolean;
-  serverId: string | null;
-  name: string | null;
-  state: ThisMachineState;
-  problem: string | null;
-  fix: string | null;
-}
 
 export interface ThisMachineFacts {
   /** The local server record, once a local daemon said hello. */

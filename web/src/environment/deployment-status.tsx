@@ -6,14 +6,14 @@
  * id, then those a destroy (or someone outside Panel) removed, never shown as merely "exited".
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { ContainerRow, Deployment, Server } from '../deploy-api.ts';
+import type { Container, Deployment, Server } from '../deploy-api.ts';
 
 const ACTIVE_WORDS: Record<string, string> = { deploy: 'Deploying', stop: 'Stopping', destroy: 'Destroying' };
 const DONE_WORDS: Record<string, string> = { deploy: 'Deployed', stop: 'Stopped', destroy: 'Destroyed' };
 const FAILED_WORDS: Record<string, string> = { deploy: 'Deploy failed', stop: 'Stop failed', destroy: 'Destroy failed' };
 
 /** How many of the rows have got where the command takes them, for the progress bar. */
-function progressOf(kind: string, rows: ContainerRow[]): { done: number; total: number; what: string } {
+function progressOf(kind: string, rows: Container[]): { done: number; total: number; what: string } {
   if (kind === 'stop') return { done: rows.filter((row) => row.status === 'exited' || row.isRemoved).length, total: rows.length, what: 'stopped' };
   if (kind === 'destroy') return { done: rows.filter((row) => row.isRemoved).length, total: rows.length, what: 'removed' };
   return { done: rows.filter((row) => row.status === 'running').length, total: rows.length, what: 'running' };
@@ -34,7 +34,7 @@ interface LatestProps {
   deployment: Deployment;
   /** The deployment's server, once the live server list knows it. */
   server: Server | undefined;
-  containers: ContainerRow[];
+  containers: Container[];
 }
 
 export function LatestDeployment({ deployment, server, containers }: LatestProps) {
@@ -77,12 +77,12 @@ export function LatestDeployment({ deployment, server, containers }: LatestProps
 }
 
 /** A pending row of a deploy that waits for its server reads "queued", not "pending". */
-function statusOf(row: ContainerRow, waiting: boolean): string {
+function statusOf(row: Container, waiting: boolean): string {
   return row.status === 'pending' && waiting ? 'queued' : row.status;
 }
 
 interface ContainerTableProps {
-  containers: ContainerRow[];
+  containers: Container[];
   /** The latest deploy waits for its server to reconnect. */
   waiting: boolean;
   serverName: (serverId: string) => string | undefined;
