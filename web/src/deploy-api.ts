@@ -71,7 +71,12 @@ export interface CreatedJoinToken {
   state: 'active' | 'used' | 'expired';
   expiresAt: string;
   token: string;
+  /** One line: install the daemon from this Panel (checksum verified) and join. */
   command: string;
+  /** `panel daemon join …`, for a server that has the executable. */
+  joinCommand: string;
+  /** What keeps other machines from using the command (a loopback public URL). */
+  warnings: string[];
 }
 
 export interface Service {
@@ -133,7 +138,7 @@ export const deployApi = {
     thisMachine: (organizationId: string) => call<ThisMachine>('GET', 'client/v1/servers/this-machine', undefined, { organizationId }),
   },
   joinTokens: {
-    create: (organizationId: string) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', { organizationId }),
+    create: (input: { organizationId: string; name?: string; expiresInSeconds?: number }) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', input),
   },
   services: {
     list: (query: { environmentId: string; cursor?: string }) => call<Page<Service>>('GET', 'client/v1/services', undefined, query),

@@ -1,7 +1,7 @@
 /**
  * Join tokens, for enrolling servers (organization admins):
- *   POST   /join-tokens {organizationId, expiresInSeconds?}  -> the token and the exact
- *          `panel daemon join <publicUrl> --token <T>` command, shown once
+ *   POST   /join-tokens {organizationId, name?, expiresInSeconds?}  -> the token, the one-line
+ *          install-and-join command and `panel daemon join …`, shown once, with warnings
  *   GET    /join-tokens?organizationId=                      every token of the organization, with its state
  *   DELETE /join-tokens/:id                                  revoke
  */
@@ -11,7 +11,8 @@ import type { AppDeps } from '../../../app.ts';
 import type { JoinToken } from '../../../db/schema/index.ts';
 import {
   createJoinToken,
-  joinCommandFor,
+  joinCommandsFor,
+  joinWarnings,
   joinTokenState,
   listJoinTokens,
   MAX_JOIN_TOKEN_TTL_SECONDS,
@@ -34,11 +35,22 @@ const JoinTokenSchema = v.object({
   updatedAt: v.string(),
 });
 
-const CreatedSchema = v.object({ ...JoinTokenSchema.entries, token: v.string(), command: v.string() });
+const CreatedSchema = v.object({
+  ...JoinTokenSchema.entries,
+  token: v.string(),
+  /** One line to run as root on the new server: installs this executable (checksum verified) as a systemd unit and joins. */
+  command: v.string(),
+  /** `panel daemon join …` for a server that already has the executable. */
+  joinCommand: v.string(),
+  /** What keeps other machines from using the command (a loopback PANEL_PUBLIC_URL). */
+  warnings: v.array(v.string()),
+});
 
 const CreateBody = v.strictObject(
   {
     organizationId: Uuid,
+    /** The new server's name, carried in the command (default: its hostname). */
+    name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
     expiresInSeconds: v.optional(
       v.pipe(
         v.number(),
@@ -70,7 +82,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
       ({ actor, body, set }) => {
         const { row, token } = createJoinToken(deps.db, deps.clock, actor, body);
         set.status = 201;
-        return { ...present(row), token, command: joinCommandFor(deps.config.publicUrl, token) };
+        return { ...present(row), token, ...joinCommandsFor(deps.config.publicUrl, token, { name: body.name }), warnings: joinWarnings(deps.config.publicUrl) };
       },
       {
         body: CreateBody,

@@ -1,6 +1,7 @@
 /**
  * The daemon surface (/api/daemon/v1). Daemons are not users: no session, no API token.
- *   POST /enroll {token, hostname, machineId, publicKey, keyId} -> {serverId, credential}
+ *   POST /enroll {token, hostname, machineId, publicKey, keyId, name?} -> {serverId, credential}
+ *   GET  /install.sh, /panel-daemon.service, /executable/<platform>[.sha256]  (downloads.ts)
  * 201 for a new server, 200 when the machine's existing record was reused (its credential and
  * key rotated, and its live connection, holding the old credential, closed with 4003).
  */
@@ -11,6 +12,7 @@ import { CLOSE_CODES } from '../../../daemon/protocol.ts';
 import { enrollServer } from '../../../domain/servers/enroll.ts';
 import { clientAddress } from '../../plugins/rate-limit.ts';
 import { errorResponses } from '../../schemas.ts';
+import { downloadRoutes } from './downloads.ts';
 
 const text = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
 
@@ -27,12 +29,14 @@ const EnrollBody = v.object({
   machineId: text(128),
   publicKey: PublicKey,
   keyId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of [A-Za-z0-9_-]')),
+  /** The server's name as chosen for the join command (`panel daemon join --name`). */
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
 });
 
 const EnrolledSchema = v.object({ serverId: v.string(), credential: v.string() });
 
 export const daemonV1 = (deps: AppDeps) =>
-  new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).post(
+  new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).use(downloadRoutes(deps)).post(
     '/enroll',
     ({ body, request, server, set }) => {
       const enrolled = enrollServer(deps.db, deps.clock, body, clientAddress(server, request));
