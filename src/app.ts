@@ -14,6 +14,7 @@ import { referenceRoutes } from './http/reference.ts';
 import { daemonSurfaces, surfaces } from './http/surfaces.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
+import type { SelfExecutable } from './ops/executable.ts';
 
 /** Everything the server needs, passed in: tests build their own, nothing is a module singleton. */
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   hub: DaemonHub;
   /** The local daemon `panel serve` supervises (PANEL_LOCAL_DAEMON=auto); absent when something else runs it. */
   localDaemon?: { status(): SupervisedStatus };
+  /** This executable, for joining servers to download; absent where none can be had (tests). */
+  executable?: SelfExecutable;
   /** Which listener this instance serves: the unix socket is the local daemon slot. Default tcp. */
   listener?: Listener;
 }

@@ -13,6 +13,7 @@ import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macr
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
 import { systemClock } from './lib/clock.ts';
+import { selfExecutable } from './ops/executable.ts';
 import type { Logger } from './lib/logger.ts';
 
 export interface RunningServer {
@@ -61,7 +62,8 @@ export async function serve(config: Config, logger: Logger, options: ServeOption
   // One hub for both listeners: one view of connected daemons, one change feed.
   const hub = new DaemonHub({ db, clock: systemClock, logger });
   const localDaemon = config.localDaemon === 'auto' && options.selfCommand ? localDaemonSupervisor(config, logger, options.selfCommand) : undefined;
-  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon };
+  const executable = options.selfCommand ? selfExecutable(options.selfCommand, config.dataDir, logger) : undefined;
+  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon, executable };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);
   } catch (error) {

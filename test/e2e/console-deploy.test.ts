@@ -151,11 +151,17 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
   test('Add server shows the join command once; servers list it', async () => {
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Servers' }).click();
     await heading(page, 'Servers').waitFor();
+    await page.getByLabel('Server name (optional)').fill('vm');
     await page.getByRole('button', { name: 'Create join command' }).click();
     const command = page.getByLabel('Join command', { exact: true });
     await command.waitFor();
-    joinCommand = (await command.textContent())!.trim();
-    expect(joinCommand).toMatch(new RegExp(`^panel daemon join ${panel.url.replaceAll('.', '\\.')} --token \\S+$`));
+    const url = panel.url.replaceAll('.', '\\.');
+    expect((await command.textContent())!.trim()).toMatch(new RegExp(`^curl -fsSL ${url}/api/daemon/v1/install\\.sh \\| sudo bash -s -- --daemon ${url} --token \\S+ --name vm$`));
+    // 127.0.0.1 is not reachable from another machine: the page says so and names the setting.
+    await page.getByRole('alert').filter({ hasText: 'a loopback address: other machines cannot reach it' }).filter({ hasText: 'PANEL_PUBLIC_URL' }).waitFor();
+    await page.getByText('The server already has the panel executable').click();
+    joinCommand = (await page.getByLabel('panel daemon join command', { exact: true }).textContent())!.trim();
+    expect(joinCommand).toMatch(new RegExp(`^panel daemon join ${url} --token \\S+ --name vm$`));
     await screenshot(page, 'servers-add');
     await page.getByRole('button', { name: 'Done' }).click();
     await command.waitFor({ state: 'detached' });

@@ -65,7 +65,8 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     await liveStatus().waitFor();
     await page.getByText('No servers yet.', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Create join command' }).click();
-    const joinCommand = (await page.getByLabel('Join command', { exact: true }).textContent())!.trim();
+    await page.getByText('The server already has the panel executable').click();
+    const joinCommand = (await page.getByLabel('panel daemon join command', { exact: true }).textContent())!.trim();
     const [panelWord, daemonWord, joinWord, url, tokenFlag, token] = joinCommand.split(' ');
     expect([panelWord, daemonWord, joinWord, url, tokenFlag]).toEqual(['panel', 'daemon', 'join', panel.url, '--token']);
 

@@ -7,7 +7,7 @@ import type { Container } from '../../src/contract/containers.ts';
 import type { Deployed, Deployment, DeployPreview } from '../../src/contract/deployments.ts';
 import type { Server, ThisMachine } from '../../src/contract/servers.ts';
 import type { Service } from '../../src/contract/services.ts';
-import type { CreatedJoinToken } from '../../src/contract/tokens.ts';
+import type { CreatedJoinToken, JoinTokenCreate } from '../../src/contract/tokens.ts';
 import type { Variable, VariableCreate, VariableUpdate, WrittenVariable } from '../../src/contract/variables.ts';
 
 export type { Container, CreatedJoinToken, Deployment, DeployPreview, Server, Service, ThisMachine, Variable, WrittenVariable };
@@ -35,7 +35,7 @@ export const deployApi = {
     thisMachine: (organizationId: string) => call<ThisMachine>('GET', 'client/v1/servers/this-machine', undefined, { organizationId }),
   },
   joinTokens: {
-    create: (organizationId: string) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', { organizationId }),
+    create: (input: JoinTokenCreate) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', input),
   },
   services: {
     list: (query: { environmentId: string; cursor?: string }) => call<Page<Service>>('GET', 'client/v1/services', undefined, query),

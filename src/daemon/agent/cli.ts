@@ -27,8 +27,9 @@ import {
 } from './identity.ts';
 
 export const DAEMON_USAGE = `usage:
-  panel daemon join <url> --token <token> [--state-dir <dir>] [--force]
-      enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN)
+  panel daemon join <url> --token <token> [--name <name>] [--state-dir <dir>] [--force]
+      enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN);
+      --name: its name there (default: its hostname)
   panel daemon run [--state-dir <dir>]
       connect to the control plane joined before and run its deploy, stop and destroy commands
   panel daemon run --local [--socket <path>] [--state-dir <dir>]
@@ -69,7 +70,7 @@ interface ParsedArgs {
   options: Map<string, string | true>;
 }
 
-const VALUE_OPTIONS = new Set(['--token', '--state-dir', '--socket']);
+const VALUE_OPTIONS = new Set(['--token', '--state-dir', '--socket', '--name']);
 const FLAG_OPTIONS = new Set(['--force', '--local', '--help', '-h']);
 
 function parseArgs(args: string[]): ParsedArgs | string {
@@ -126,7 +127,7 @@ async function joinCommand(parsed: ParsedArgs, stateDir: string, env: Record<str
     io.stderr(`panel daemon join: ${!url || extra.length > 0 ? 'exactly one <url> is required' : '--token is required'}\n${DAEMON_USAGE}`);
     return 2;
   }
-  const identity = await joinControlPlane({ url, token, stateDir, force: parsed.options.has('--force') });
+  const identity = await joinControlPlane({ url, token, stateDir, force: parsed.options.has('--force'), name: option(parsed, '--name') });
   if (identity.url.startsWith('http:')) io.stderr('panel daemon: warning: the control plane url is plain http; the credential travels unencrypted\n');
   io.stdout(`joined ${identity.url} as server ${identity.serverId}; identity stored in ${join(stateDir, 'identity.json')}\nstart the agent with: panel daemon run\n`);
   return 0;

@@ -14,7 +14,7 @@ import { ConfirmDialog, CopyableCommand } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { type CreatedJoinToken, deployApi, type Server } from '../deploy-api.ts';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
 import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
@@ -98,13 +98,29 @@ function RenameForm({ server, onDone }: { server: Server; onDone: () => void }) 
   );
 }
 
+const LIFETIMES = [
+  { value: '3600', label: '1 hour' },
+  { value: '86400', label: '1 day' },
+  { value: '604800', label: '7 days' },
+];
+
 /** Its own component so its busy state goes with it when the created command replaces it. */
 function CreateJoinCommand({ organizationId, onCreated }: { organizationId: string; onCreated: (created: CreatedJoinToken) => void }) {
-  const form = useForm([]);
-  const submit = form.onSubmit(async () => onCreated(await deployApi.joinTokens.create(organizationId)));
+  const form = useForm(['name', 'expiresInSeconds']);
+  const submit = form.onSubmit(async (values) =>
+    onCreated(
+      await deployApi.joinTokens.create({
+        organizationId,
+        ...(values.name?.trim() ? { name: values.name.trim() } : {}),
+        expiresInSeconds: Number(values.expiresInSeconds || '3600'),
+      }),
+    ),
+  );
   return (
-    <form ref={form.formRef} onSubmit={submit}>
-      <p class="muted">Creates a one-time join token and shows the command that enrolls a server with it.</p>
+    <form ref={form.formRef} onSubmit={submit} aria-label="New join command">
+      <p class="muted">Creates a one-time join token and the one-line command that installs Panel's daemon on a server and enrolls it.</p>
+      <Field {...form.fieldProps('name')} label="Server name (optional)" hint="Shown in Panel; without one, the server's hostname." autoComplete="off" />
+      <SelectField {...form.fieldProps('expiresInSeconds')} label="The command works for" choices={LIFETIMES} defaultValue="3600" />
       <FormAlert problem={form.problem} />
       <SubmitButton busy={form.busy} busyLabel="Creating the join token…">
         Create join command
@@ -120,11 +136,22 @@ function AddServer({ organizationId }: { organizationId: string }) {
       <h2 id="add-server-heading">Add server</h2>
       {created ? (
         <>
+          {created.warnings.map((warning) => (
+            <p key={warning} class="notice" role="alert">
+              {warning}
+            </p>
+          ))}
           <p>
-            Run this on the new server as root (Docker must be installed). The token works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is
+            Run this on the new server (Docker installed there). It downloads Panel's daemon from this Panel, checks its SHA-256, installs it as the
+            panel-daemon systemd service and enrolls the server. The token works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is
             shown only now.
           </p>
           <CopyableCommand text={created.command} label="Join command" />
+          <details>
+            <summary>The server already has the panel executable</summary>
+            <CopyableCommand text={created.joinCommand} label="panel daemon join command" />
+            <p class="muted">Then keep it connected with panel daemon run (as a service).</p>
+          </details>
           <button type="button" onClick={() => setCreated(null)}>
             Done
           </button>

@@ -1,7 +1,7 @@
 /**
  * Join tokens, for enrolling servers (organization admins):
- *   POST   /join-tokens {organizationId, expiresInSeconds?}  -> the token and the exact
- *          `panel daemon join <publicUrl> --token <T>` command, shown once
+ *   POST   /join-tokens {organizationId, name?, expiresInSeconds?}  -> the token, the one-line
+ *          install-and-join command and `panel daemon join …`, shown once, with warnings
  *   GET    /join-tokens?organizationId=                      every token of the organization, with its state
  *   DELETE /join-tokens/:id                                  revoke
  */
@@ -10,7 +10,8 @@ import type { AppDeps } from '../../../app.ts';
 import type { JoinToken } from '../../../db/schema/index.ts';
 import {
   createJoinToken,
-  joinCommandFor,
+  joinCommandsFor,
+  joinWarnings,
   joinTokenState,
   listJoinTokens,
   revokeJoinToken,
@@ -40,7 +41,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
       ({ actor, body, set }) => {
         const { row, token } = createJoinToken(deps.db, deps.clock, actor, body);
         set.status = 201;
-        return { ...present(row), token, command: joinCommandFor(deps.config.publicUrl, token) };
+        return { ...present(row), token, ...joinCommandsFor(deps.config.publicUrl, token, { name: body.name }), warnings: joinWarnings(deps.config.publicUrl) };
       },
       {
         body: JoinTokenCreate,

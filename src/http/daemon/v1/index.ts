@@ -1,6 +1,7 @@
 /**
  * The daemon surface (/api/daemon/v1). Daemons are not users: no session, no API token.
- *   POST /enroll {token, hostname, machineId, publicKey, keyId} -> {serverId, credential}
+ *   POST /enroll {token, hostname, machineId, publicKey, keyId, name?} -> {serverId, credential}
+ *   GET  /install.sh, /panel-daemon.service, /executable/<platform>[.sha256]  (downloads.ts)
  * 201 for a new server, 200 when the machine's existing record was reused (its credential and
  * key rotated, and its live connection, holding the old credential, closed with 4003).
  */
@@ -10,9 +11,10 @@ import { CLOSE_CODES, Enrolled, EnrollRequest } from '../../../contract/daemon-p
 import { enrollServer } from '../../../domain/servers/enroll.ts';
 import { clientAddress } from '../../plugins/rate-limit.ts';
 import { errorResponses } from '../../schemas.ts';
+import { downloadRoutes } from './downloads.ts';
 
 export const daemonV1 = (deps: AppDeps) =>
-  new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).post(
+  new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).use(downloadRoutes(deps)).post(
     '/enroll',
     ({ body, request, server, set }) => {
       const enrolled = enrollServer(deps.db, deps.clock, body, clientAddress(server, request));
