@@ -8,6 +8,7 @@ import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { DaemonHub } from './daemon/hub.ts';
+import { PASSED_ENVIRONMENT } from './daemon/agent/docker-cli.ts';
 import { LocalDaemonSupervisor } from './daemon/local-supervisor.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
@@ -119,7 +120,10 @@ export async function serve(config: Config, logger: Logger, options: ServeOption
 /** The local daemon as a child of this process, its state kept in <data dir>/local-daemon. */
 function localDaemonSupervisor(config: Config, logger: Logger, selfCommand: string[]): LocalDaemonSupervisor {
   const argv = [...selfCommand, 'daemon', 'run', '--local', '--socket', config.daemonSocket, '--state-dir', join(config.dataDir, 'local-daemon')];
-  return new LocalDaemonSupervisor({ argv, env: { ...process.env, PANEL_LOG_LEVEL: config.logLevel }, logger });
+  // The daemon gets what reaches Docker and nothing of Panel's own settings (the key ring above all).
+  const env: Record<string, string | undefined> = { PANEL_LOG_LEVEL: config.logLevel };
+  for (const name of [...PASSED_ENVIRONMENT, 'XDG_RUNTIME_DIR']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return new LocalDaemonSupervisor({ argv, env, logger });
 }
 
 /** Refuses to start when stored secrets are sealed under a key the ring no longer holds. */

@@ -17,6 +17,7 @@
  */
 import { userInfo } from 'node:os';
 import type { SupervisedStatus } from '../domain/servers/this-machine.ts';
+import { sleepUnlessAborted } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createCommandRunner, lastLine } from './agent/docker-cli.ts';
 
@@ -90,17 +91,6 @@ function safeUserName(): string {
   }
 }
 
-const defaultSleep = (ms: number, stopped: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    stopped.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      stopped.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-
 function defaultSpawn(argv: string[], env: Record<string, string | undefined>, onLine: (line: string) => void): ChildProcess {
   const child = Bun.spawn(argv, { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
   for (const stream of [child.stdout, child.stderr]) void forwardLines(stream, onLine);
@@ -156,7 +146,7 @@ export class LocalDaemonSupervisor {
   private async run(): Promise<void> {
     const { logger, env } = this.options;
     const probe = this.options.probeEngine ?? (() => probeDockerEngine(env, logger));
-    const sleep = this.options.sleep ?? defaultSleep;
+    const sleep = this.options.sleep ?? sleepUnlessAborted;
     const now = this.options.now ?? Date.now;
     const stopped = this.stopping.signal;
     let restartDelay = MIN_RESTART_MS;

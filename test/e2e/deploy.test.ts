@@ -144,7 +144,7 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
     session = await completeInstall(url, dataDir);
     const joinToken = await api(session, 'POST', '/join-tokens', { organizationId: session.organizationId });
     expect(joinToken.status).toBe(201);
-    expect(joinToken.json.command).toBe(`panel daemon join ${url} --token ${joinToken.json.token}`);
+    expect(joinToken.json.joinCommand).toBe(`panel daemon join ${url} --token ${joinToken.json.token}`);
 
     const remoteState = join(dataDir, 'remote-daemon');
     const joined = await run([process.execPath, MAIN, 'daemon', 'join', url, '--token', joinToken.json.token, '--state-dir', remoteState], dockerEnv);

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEY_RING } from '../harness.ts';
 import { type FleetLab, startFleetLab } from './fleet-lab.ts';
-import { completeInstall, freePort, type Session } from './panel-api.ts';
+import { clientApi, completeInstall, eventually, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 
 const TIMEOUT = 240_000;
@@ -60,30 +60,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 }, TIMEOUT);
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${session.url}/api/client/v1${path}`, {
-    method,
-    headers: { cookie: session.cookie, origin: session.url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
-};
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 90_000;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (done(last)) return last;
-    await Bun.sleep(200);
-  }
-  throw new Error(`${what}: not within 90 s; last ${JSON.stringify(last)}\n${panel?.logs().slice(-4000)}`);
-}
 
 describe.skipIf(!lab)('a server joins with the one-line command from the console', () => {
   test('h1 fetches install.sh, downloads and verifies the executable, joins as "edge one" and deploys', async () => {
-    const created = await api('POST', '/join-tokens', { organizationId: session.organizationId, name: 'edge one' });
+    const created = await clientApi(session, 'POST', '/join-tokens', { organizationId: session.organizationId, name: 'edge one' });
     expect(created.status, created.text).toBe(201);
     const { command, token } = created.json as { command: string; token: string };
     expect(command).toBe(`curl -fsSL ${session.url}/api/daemon/v1/install.sh | sudo bash -s -- --daemon ${session.url} --token ${token} --name 'edge one'`);
@@ -99,9 +80,10 @@ describe.skipIf(!lab)('a server joins with the one-line command from the console
     expect(Bun.hash(readFileSync(join(root, 'usr/local/bin/panel')))).toBe(Bun.hash(readFileSync(join(work, 'panel'))));
 
     const servers = await eventually(
-      () => api('GET', `/servers?organizationId=${session.organizationId}`),
+      () => clientApi(session, 'GET', `/servers?organizationId=${session.organizationId}`),
       (res) => res.json.data.some((server: { status: string }) => server.status === 'connected'),
       'the joined server connecting',
+      () => panel?.logs() ?? '',
     );
     const server = servers.json.data[0] as { id: string; name: string; hostname: string; machineId: string };
     expect(server).toMatchObject({ name: 'edge one', hostname: 'h1' });
@@ -109,14 +91,14 @@ describe.skipIf(!lab)('a server joins with the one-line command from the console
     // The token is spent: the same command cannot download or join again.
     expect((await fetch(`${session.url}/api/daemon/v1/executable/linux-x64`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
 
-    const workspaceId = (await api('GET', `/workspaces?organizationId=${session.organizationId}`)).json.data.find((item: { kind: string }) => item.kind === 'user').id;
-    const project = await api('POST', '/projects', { workspaceId, name: 'edge-app', options: { defaultServerId: server.id } });
-    expect((await api('PUT', `/projects/${project.json.id}/compose`, { yaml: COMPOSE })).status).toBe(200);
-    const environmentId = (await api('GET', `/environments?projectId=${project.json.id}`)).json.data[0].id as string;
-    const deployed = await api('POST', `/environments/${environmentId}/deploy`, {});
+    const workspaceId = (await clientApi(session, 'GET', `/workspaces?organizationId=${session.organizationId}`)).json.data.find((item: { kind: string }) => item.kind === 'user').id;
+    const project = await clientApi(session, 'POST', '/projects', { workspaceId, name: 'edge-app', options: { defaultServerId: server.id } });
+    expect((await clientApi(session, 'PUT', `/projects/${project.json.id}/compose`, { yaml: COMPOSE })).status).toBe(200);
+    const environmentId = (await clientApi(session, 'GET', `/environments?projectId=${project.json.id}`)).json.data[0].id as string;
+    const deployed = await clientApi(session, 'POST', `/environments/${environmentId}/deploy`, {});
     expect(deployed.status, deployed.text).toBe(202);
-    await eventually(() => api('GET', `/deployments/${deployed.json.id}`), (res) => res.json.status === 'succeeded' || res.json.status === 'failed', 'the deploy');
-    expect((await api('GET', `/deployments/${deployed.json.id}`)).json.error).toBeNull();
+    await eventually(() => clientApi(session, 'GET', `/deployments/${deployed.json.id}`), (res) => res.json.status === 'succeeded' || res.json.status === 'failed', 'the deploy');
+    expect((await clientApi(session, 'GET', `/deployments/${deployed.json.id}`)).json.error).toBeNull();
     const running = await h1.docker('ps', '--filter', `label=dev.panel.environment-id=${environmentId}`, '--format', '{{.State}}');
     expect(running.stdout.trim()).toBe('running');
   }, TIMEOUT);

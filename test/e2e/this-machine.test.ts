@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { chromiumMissing, launchChromium, screenshot, waitForConsole } from './browser.ts';
-import { completeInstall, freePort, type Session } from './panel-api.ts';
+import { clientApi, completeInstall, eventually, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 import { TEST_KEY_RING } from '../harness.ts';
@@ -23,7 +23,7 @@ const MAIN = join(import.meta.dir, '../../src/main.ts');
 const COMPOSE = `services:
   web:
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     command: ["sleep", "3600"]
     stop_grace_period: 1s
 `;
@@ -72,27 +72,7 @@ async function startServe(env: Record<string, string>) {
   return { panel, url, session: await completeInstall(url, dataDir) };
 }
 
-const api = async (session: Session, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${session.url}/api/client/v1${path}`, {
-    method,
-    headers: { cookie: session.cookie, origin: session.url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
-};
 
-/** Polls `read` every 100 ms until `done` holds (or the deadline, with what was last seen). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, logs: () => string): Promise<T> {
-  const deadline = Date.now() + 90_000;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (done(last)) return last;
-    await Bun.sleep(100);
-  }
-  throw new Error(`${what}: not within 90 s; last ${JSON.stringify(last)}\n${logs().slice(-5000)}`);
-}
 
 async function serversPageScreenshot(session: Session, name: string) {
   if (missingBrowser) return;
@@ -112,7 +92,7 @@ describe.skipIf(!engine.started)('this machine, connected by panel serve itself'
   test('no engine answers: the Servers page says so, with the command that fixes it', async () => {
     const { panel, session } = await startServe({ DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
     const machine = await eventually(
-      () => api(session, 'GET', `/servers/this-machine?organizationId=${session.organizationId}`),
+      () => clientApi(session, 'GET', `/servers/this-machine?organizationId=${session.organizationId}`),
       (res) => res.json?.state === 'no_engine',
       'the no-engine state',
       panel.logs,
@@ -125,7 +105,7 @@ describe.skipIf(!engine.started)('this machine, connected by panel serve itself'
   test('with an engine: the local server connects without another command, and a deploy, stop and destroy run on it', async () => {
     const { panel, session } = await startServe({ ...(engine.started ? engine.docker.env : {}) });
     const machine = await eventually(
-      () => api(session, 'GET', `/servers/this-machine?organizationId=${session.organizationId}`),
+      () => clientApi(session, 'GET', `/servers/this-machine?organizationId=${session.organizationId}`),
       (res) => res.json?.state === 'connected',
       'this machine connecting',
       panel.logs,
@@ -133,17 +113,17 @@ describe.skipIf(!engine.started)('this machine, connected by panel serve itself'
     const serverId = machine.json.serverId as string;
     await serversPageScreenshot(session, 'servers-this-machine-connected');
 
-    const workspaces = (await api(session, 'GET', `/workspaces?organizationId=${session.organizationId}`)).json.data as { id: string; kind: string }[];
-    const project = await api(session, 'POST', '/projects', { workspaceId: workspaces.find((item) => item.kind === 'user')!.id, name: 'here', options: { defaultServerId: serverId } });
+    const workspaces = (await clientApi(session, 'GET', `/workspaces?organizationId=${session.organizationId}`)).json.data as { id: string; kind: string }[];
+    const project = await clientApi(session, 'POST', '/projects', { workspaceId: workspaces.find((item) => item.kind === 'user')!.id, name: 'here', options: { defaultServerId: serverId } });
     expect(project.status, project.text).toBe(201);
-    expect((await api(session, 'PUT', `/projects/${project.json.id}/compose`, { yaml: COMPOSE })).status).toBe(200);
-    const environmentId = (await api(session, 'GET', `/environments?projectId=${project.json.id}`)).json.data[0].id as string;
-    const containers = () => api(session, 'GET', `/containers?serverId=${serverId}`).then((res) => res.json.data as { containerId: string | null; status: string; isRemoved: boolean }[]);
+    expect((await clientApi(session, 'PUT', `/projects/${project.json.id}/compose`, { yaml: COMPOSE })).status).toBe(200);
+    const environmentId = (await clientApi(session, 'GET', `/environments?projectId=${project.json.id}`)).json.data[0].id as string;
+    const containers = () => clientApi(session, 'GET', `/containers?serverId=${serverId}`).then((res) => res.json.data as { containerId: string | null; status: string; isRemoved: boolean }[]);
     const finished = async (action: string) => {
-      const started = await api(session, 'POST', `/environments/${environmentId}/${action}`, action === 'deploy' ? {} : undefined);
+      const started = await clientApi(session, 'POST', `/environments/${environmentId}/${action}`, action === 'deploy' ? {} : undefined);
       expect(started.status, started.text).toBe(202);
-      await eventually(() => api(session, 'GET', `/deployments/${started.json.id}`), (res) => ['succeeded', 'failed'].includes(res.json.status), `${action} finishing`, panel.logs);
-      expect((await api(session, 'GET', `/deployments/${started.json.id}`)).json).toMatchObject({ status: 'succeeded', error: null });
+      await eventually(() => clientApi(session, 'GET', `/deployments/${started.json.id}`), (res) => ['succeeded', 'failed'].includes(res.json.status), `${action} finishing`, panel.logs);
+      expect((await clientApi(session, 'GET', `/deployments/${started.json.id}`)).json).toMatchObject({ status: 'succeeded', error: null });
     };
 
     await finished('deploy');

@@ -8,6 +8,7 @@
  */
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
+import { sleepUnlessAborted } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import {
   CLOSE_CODES,
@@ -116,17 +117,6 @@ const defaultTimer = (callback: () => void, ms: number) => {
   return () => clearTimeout(handle);
 };
 
-const defaultSleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-
 export class HubConnection {
   private socket: WebSocket | null = null;
   private readonly signal: AbortSignal;
@@ -137,7 +127,7 @@ export class HubConnection {
 
   /** Connects and reconnects until stopped or parked. */
   async run(): Promise<LoopEnd> {
-    const { logger, target, random = Math.random, sleep = defaultSleep } = this.options;
+    const { logger, target, random = Math.random, sleep = sleepUnlessAborted } = this.options;
     let attempt = 0;
     // A failure said once is not repeated until something else happens (a welcome, another failure).
     let lastSaid = '';

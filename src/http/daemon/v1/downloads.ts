@@ -64,7 +64,8 @@ export const downloadRoutes = (deps: AppDeps) => {
       },
       {
         params: v.object({ file: v.pipe(v.string(), v.maxLength(64)) }),
-        response: { ...errorResponses('unauthenticated', 'not_found', 'validation_failed', 'rate_limited') },
+        // 200: the executable (application/octet-stream) or its checksum line (text/plain).
+        response: { 200: v.unknown(), ...errorResponses('unauthenticated', 'not_found', 'validation_failed', 'rate_limited') },
         detail: {
           summary: 'This executable for <platform> (e.g. linux-x64), with a valid join token as Bearer; <platform>.sha256 is its checksum (public)',
         },
