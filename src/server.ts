@@ -10,6 +10,7 @@ import { migrate } from './db/migrate.ts';
 import { DaemonHub } from './daemon/hub.ts';
 import { PASSED_ENVIRONMENT } from './daemon/agent/docker-cli.ts';
 import { LocalDaemonSupervisor } from './daemon/local-supervisor.ts';
+import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
@@ -58,10 +59,16 @@ export async function serve(config: Config, logger: Logger, options: ServeOption
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
+  let localCredential: string;
+  try {
+    localCredential = ensureLocalDaemonCredential(config.localDaemonCredentialFile);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
   const sqlite = openMigratedDatabase(config, logger);
   const db = createDb(sqlite);
   // One hub for both listeners: one view of connected daemons, one change feed.
-  const hub = new DaemonHub({ db, clock: systemClock, logger });
+  const hub = new DaemonHub({ db, clock: systemClock, logger, localCredential });
   const localDaemon = config.localDaemon === 'auto' && options.selfCommand ? localDaemonSupervisor(config, logger, options.selfCommand) : undefined;
   const executable = options.selfCommand ? selfExecutable(options.selfCommand, config.dataDir, logger) : undefined;
   const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon, executable };
@@ -103,7 +110,13 @@ export async function serve(config: Config, logger: Logger, options: ServeOption
   announceInstall(deps.db, config, logger);
   hub.start();
   localDaemon?.start();
-  logger.info('panel serving', { url, publicUrl: config.publicUrl, socket: config.daemonSocket, runtime: config.runtime });
+  logger.info('panel serving', {
+    url,
+    publicUrl: config.publicUrl,
+    socket: config.daemonSocket,
+    localDaemonCredentialFile: config.localDaemonCredentialFile,
+    runtime: config.runtime,
+  });
   return {
     url,
     socketPath: config.daemonSocket,
@@ -119,7 +132,11 @@ export async function serve(config: Config, logger: Logger, options: ServeOption
 
 /** The local daemon as a child of this process, its state kept in <data dir>/local-daemon. */
 function localDaemonSupervisor(config: Config, logger: Logger, selfCommand: string[]): LocalDaemonSupervisor {
-  const argv = [...selfCommand, 'daemon', 'run', '--local', '--socket', config.daemonSocket, '--state-dir', join(config.dataDir, 'local-daemon')];
+  const argv = [
+    ...selfCommand,
+    ...['daemon', 'run', '--local', '--socket', config.daemonSocket, '--credential-file', config.localDaemonCredentialFile],
+    ...['--state-dir', join(config.dataDir, 'local-daemon')],
+  ];
   // The daemon gets what reaches Docker and nothing of Panel's own settings (the key ring above all).
   const env: Record<string, string | undefined> = { PANEL_LOG_LEVEL: config.logLevel };
   for (const name of [...PASSED_ENVIRONMENT, 'XDG_RUNTIME_DIR']) if (process.env[name] !== undefined) env[name] = process.env[name];

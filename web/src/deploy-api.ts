@@ -35,6 +35,7 @@ export const deployApi = {
     thisMachine: (organizationId: string) => call<ThisMachine>('GET', 'client/v1/servers/this-machine', undefined, { organizationId }),
   },
   joinTokens: {
+    /** With `replacesServerId`, the enrollment takes over that server (how an enrolled machine joins again). */
     create: (input: JoinTokenCreate) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', input),
   },
   services: {

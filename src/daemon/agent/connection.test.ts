@@ -311,6 +311,15 @@ describe('HubConnection', () => {
     expect(agent.delays).toEqual([MAX_BACKOFF_MS]);
   });
 
+  test('a refused local daemon key (4010) is retried after the longest backoff, never parked', async () => {
+    const { hub, target } = await tcpHub();
+    const agent = startAgent(target);
+    (await hub.connection(0)).socket.close(CLOSE_CODES.localKeyRefused, 'key dk_new is not the pinned dk_old');
+    (await hub.connection(1)).socket.close(CLOSE_CODES.localKeyRefused, 'key dk_new is not the pinned dk_old');
+    await hub.connection(2);
+    expect(agent.delays).toEqual([MAX_BACKOFF_MS, MAX_BACKOFF_MS]);
+  });
+
   test('an invalid command is answered as failed and the connection stays up', async () => {
     const { hub, target } = await tcpHub();
     const agent = startAgent(target);
@@ -366,20 +375,29 @@ describe('HubConnection', () => {
     expect(await side.waitClosed()).toEqual({ code: CLOSE_CODES.normal, reason: 'daemon stopping' });
   });
 
-  test('the local daemon connects over the unix socket without a credential', async () => {
+  test('the local daemon connects over the unix socket with the credential it reads before each attempt', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'panel-daemon-sock-'));
     const hub = startHub({ unix: join(dir, 'daemon.sock') });
     cleanups.push(() => rm(dir, { recursive: true, force: true }), () => hub.server.stop(true));
-    startAgent(localHubTarget(join(dir, 'daemon.sock')));
+    const reads: string[] = [];
+    const agent = startAgent(
+      localHubTarget(join(dir, 'daemon.sock'), async () => {
+        reads.push('read');
+        if (reads.length === 1) throw new Error('the credential file does not exist yet');
+        return 'pnl_local';
+      }),
+    );
     const side = await hub.connection(0);
-    expect(side.authorization).toBeNull();
+    // The first attempt found no credential and waited one backoff instead of connecting without one.
+    expect(agent.delays).toEqual([backoffDelay(0, () => 0.5)]);
+    expect(side.authorization).toBe('Bearer pnl_local');
     expect((await side.waitFrames(1))[0]).toEqual(HELLO);
     side.send(STOP);
     expect((await side.waitFrames(4)).at(-1)).toMatchObject({ type: 'result', id: 'cmd-1', ok: true });
   });
 
   test('a relative socket path is taken from the working directory', () => {
-    expect(localHubTarget('data/daemon.sock').url).toBe(`ws+unix://${join(process.cwd(), 'data', 'daemon.sock')}:/ws/daemon/v1`);
+    expect(localHubTarget('data/daemon.sock', 'pnl_test').url).toBe(`ws+unix://${join(process.cwd(), 'data', 'daemon.sock')}:/ws/daemon/v1`);
   });
 
   test('no socket yet: one clear line, quiet retries, then it connects when panel serve is up', async () => {
@@ -387,7 +405,7 @@ describe('HubConnection', () => {
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const socketPath = join(dir, 'daemon.sock');
     const lines: { level: string; msg: string }[] = [];
-    const agent = startAgent(localHubTarget(socketPath), undefined, createLogger('info', (line) => lines.push(JSON.parse(line))));
+    const agent = startAgent(localHubTarget(socketPath, 'pnl_test'), undefined, createLogger('info', (line) => lines.push(JSON.parse(line))));
     while (agent.delays.length < 3) await Bun.sleep(1);
     const hub = startHub({ unix: socketPath });
     cleanups.push(() => hub.server.stop(true));
@@ -413,7 +431,7 @@ describe('HubConnection', () => {
     const hub = startHub({ unix: join(dir, 'daemon.sock') });
     cleanups.push(() => hub.server.stop(true));
     const lines: { level: string; msg: string }[] = [];
-    const agent = startAgent(localHubTarget(join(dir, 'daemon.sock')), undefined, createLogger('info', (line) => lines.push(JSON.parse(line))));
+    const agent = startAgent(localHubTarget(join(dir, 'daemon.sock'), 'pnl_test'), undefined, createLogger('info', (line) => lines.push(JSON.parse(line))));
     for (let index = 0; index < 3; index++) {
       const side = await hub.connection(index);
       await side.waitFrames(1);

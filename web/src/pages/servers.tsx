@@ -3,8 +3,9 @@
  * /ws/client/v1 (live-servers.ts; until the first snapshot, and if the socket is refused, the
  * GET /servers list is shown), their labels (what placement constraints match; admins edit
  * them) and tags (with a tag filter), rename, delete (a 409
- * has_dependents is explained), and "Add server": a join token whose exact `panel daemon join`
- * command is shown once, with a copy button. Members of the organization see the servers without
+ * has_dependents is explained), and "Add server": a join token (for a new server, or replacing
+ * one: how an enrolled machine joins again) whose exact `panel daemon join` command is shown
+ * once, with a copy button. Members of the organization see the servers without
  * the controls that change them.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -104,21 +105,35 @@ const LIFETIMES = [
   { value: '604800', label: '7 days' },
 ];
 
-/** Its own component so its busy state goes with it when the created command replaces it. */
-function CreateJoinCommand({ organizationId, onCreated }: { organizationId: string; onCreated: (created: CreatedJoinToken) => void }) {
-  const form = useForm(['name', 'expiresInSeconds']);
+/**
+ * Its own component so its busy state goes with it when the created command replaces it. A
+ * machine already enrolled joins again only with a token made to replace its server.
+ */
+function CreateJoinCommand({ organizationId, servers, onCreated }: { organizationId: string; servers: Server[]; onCreated: (created: CreatedJoinToken) => void }) {
+  const form = useForm(['name', 'expiresInSeconds', 'replacesServerId']);
   const submit = form.onSubmit(async (values) =>
     onCreated(
       await deployApi.joinTokens.create({
         organizationId,
         ...(values.name?.trim() ? { name: values.name.trim() } : {}),
         expiresInSeconds: Number(values.expiresInSeconds || '3600'),
+        ...(values.replacesServerId ? { replacesServerId: values.replacesServerId } : {}),
       }),
     ),
   );
+  const choices = [
+    { value: '', label: 'A new server' },
+    ...servers.filter((server) => !server.isLocal).map((server) => ({ value: server.id, label: `Replace ${server.name}` })),
+  ];
   return (
-    <form ref={form.formRef} onSubmit={submit} aria-label="New join command">
+    <form ref={form.formRef} onSubmit={submit} class="stack" aria-label="Create a join command">
       <p class="muted">Creates a one-time join token and the one-line command that installs Panel's daemon on a server and enrolls it.</p>
+      <SelectField
+        {...form.fieldProps('replacesServerId')}
+        label="The command enrolls"
+        choices={choices}
+        hint="A machine that is already enrolled can join again (a new key, a reinstalled daemon) only with a token that replaces its server; new hardware can take over a server the same way, keeping its environments and history."
+      />
       <Field {...form.fieldProps('name')} label="Server name (optional)" hint="Shown in Panel; without one, the server's hostname." autoComplete="off" />
       <SelectField {...form.fieldProps('expiresInSeconds')} label="The command works for" choices={LIFETIMES} defaultValue="3600" />
       <FormAlert problem={form.problem} />
@@ -129,8 +144,9 @@ function CreateJoinCommand({ organizationId, onCreated }: { organizationId: stri
   );
 }
 
-function AddServer({ organizationId }: { organizationId: string }) {
+function AddServer({ organizationId, servers }: { organizationId: string; servers: Server[] }) {
   const [created, setCreated] = useState<CreatedJoinToken | null>(null);
+  const replaced = created?.replacesServerId ? servers.find((server) => server.id === created.replacesServerId) : undefined;
   return (
     <section aria-labelledby="add-server-heading" class="card">
       <h2 id="add-server-heading">Add server</h2>
@@ -142,9 +158,11 @@ function AddServer({ organizationId }: { organizationId: string }) {
             </p>
           ))}
           <p>
-            Run this on the new server (Docker installed there). It downloads Panel's daemon from this Panel, checks its SHA-256, installs it as the
-            panel-daemon systemd service and enrolls the server. The token works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is
-            shown only now.
+            {replaced
+              ? `Run this on the machine that takes over ${replaced.name} (Docker installed there); the daemon connected as ${replaced.name} now is cut off when it does.`
+              : 'Run this on the new server (Docker installed there).'}{' '}
+            It downloads Panel's daemon from this Panel, checks its SHA-256, installs it as the panel-daemon systemd service and enrolls the server. The token
+            works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is shown only now.
           </p>
           <CopyableCommand text={created.command} label="Join command" />
           <details>
@@ -157,7 +175,7 @@ function AddServer({ organizationId }: { organizationId: string }) {
           </button>
         </>
       ) : (
-        <CreateJoinCommand organizationId={organizationId} onCreated={setCreated} />
+        <CreateJoinCommand organizationId={organizationId} servers={servers} onCreated={setCreated} />
       )}
     </section>
   );
@@ -289,7 +307,7 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
           {(items) => <FilteredServers servers={items} {...table} />}
         </ListView>
       )}
-      {writable ? <AddServer organizationId={organizationId} /> : <ReadOnlyNote action="add, rename, label or delete servers" />}
+      {writable ? <AddServer organizationId={organizationId} servers={live.servers ?? listed.data ?? []} /> : <ReadOnlyNote action="add, rename, label or delete servers" />}
       {deleting && (
         <ConfirmDialog
           title={`Delete server ${deleting.name}?`}

@@ -17,7 +17,7 @@ import type { AppDeps } from '../../../app.ts';
 import { acceptJoinToken } from '../../../domain/servers/enroll.ts';
 import { DomainError, validationFailed } from '../../../lib/errors.ts';
 import { bearerOf } from '../../plugins/guard.ts';
-import { clientAddress } from '../../plugins/rate-limit.ts';
+import { clientAddressOf } from '../../plugins/client-address.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const PLATFORM = /^[a-z0-9]+-[a-z0-9]+$/;
@@ -42,7 +42,7 @@ export const downloadRoutes = (deps: AppDeps) => {
     })
     .get(
       '/executable/:file',
-      async ({ params, request, server }) => {
+      async ({ params, request }) => {
         const checksum = params.file.endsWith('.sha256');
         const platform = checksum ? params.file.slice(0, -'.sha256'.length) : params.file;
         if (!PLATFORM.test(platform)) throw validationFailed('must be <os>-<architecture>, like linux-x64, or that with .sha256', 'file');
@@ -50,7 +50,7 @@ export const downloadRoutes = (deps: AppDeps) => {
           const built = await executable(platform);
           return text(`${built.sha256}  panel\n`, 'text/plain');
         }
-        acceptJoinToken(deps.db, deps.clock, bearerOf(request) ?? '', clientAddress(server, request));
+        acceptJoinToken(deps.db, deps.clock, bearerOf(request) ?? '', clientAddressOf(request));
         const built = await executable(platform);
         return new Response(Bun.file(built.path), {
           headers: {
