@@ -118,7 +118,11 @@ describe.skipIf(!engine.started)('this machine, connected by panel serve itself'
     expect(project.status, project.text).toBe(201);
     expect((await clientApi(session, 'PUT', `/projects/${project.json.id}/compose`, { yaml: COMPOSE })).status).toBe(200);
     const environmentId = (await clientApi(session, 'GET', `/environments?projectId=${project.json.id}`)).json.data[0].id as string;
-    const containers = () => clientApi(session, 'GET', `/containers?serverId=${serverId}`).then((res) => res.json.data as { containerId: string | null; status: string; isRemoved: boolean }[]);
+    const containers = async () => {
+      const res = await clientApi(session, 'GET', `/containers?serverId=${serverId}`);
+      expect(res.status, res.text).toBe(200);
+      return res.json.data as { containerId: string | null; status: string; isRemoved: boolean }[];
+    };
     const finished = async (action: string) => {
       const started = await clientApi(session, 'POST', `/environments/${environmentId}/${action}`, action === 'deploy' ? {} : undefined);
       expect(started.status, started.text).toBe(202);

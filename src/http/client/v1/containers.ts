@@ -6,14 +6,15 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { presenterOf } from '../../present.ts';
 import { resourceRoutes } from '../../resource.ts';
 
-/** The container row as GET /containers/:id answers it (also pushed on /ws/client/v1). */
 /** The container row as GET /containers/:id answers it (also pushed on /ws/client/v1); `isRemoved` is derived. */
-export const presentContainer = presenterOf(Container, { isRemoved: isRemovedContainer });
+const derive = { isRemoved: isRemovedContainer };
+export const presentContainer = presenterOf(Container, derive);
 
 export const containerRoutes = (deps: AppDeps) =>
   resourceRoutes({
     collection: 'containers',
     schema: Container,
+    derive,
     guard: clientGuard(deps),
     create: {
       body: ContainerCreate,
