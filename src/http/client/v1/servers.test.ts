@@ -141,7 +141,7 @@ describe('this machine', () => {
     expect(await thisMachine()).toMatchObject({ state: 'connecting', fix: null });
     // The daemon says hello over the unix socket: connected, by the local record's name.
     const socket = new FakeSocket();
-    t.hub.receive(t.hub.open(socket, { listener: 'unix' }), JSON.stringify(helloFrame({ hostname: 'panel-host' })));
+    t.hub.receive(t.hub.open(socket, { listener: 'unix' }), JSON.stringify(helloFrame({ hostname: 'panel-host', daemonKey: { keyId: 'dk_local', publicKey: 'A'.repeat(43) } })));
     const local = t.db.select().from(server).where(eq(server.isLocal, true)).get()!;
     expect(await thisMachine()).toEqual({ applies: true, serverId: local.id, name: 'panel-host', state: 'connected', problem: null, fix: null });
   });
