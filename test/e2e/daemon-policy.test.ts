@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerWebSocket, Subprocess } from 'bun';
 import { type CommandFrame, encodeFrame, type Frame, parseFrame, type ResultFrame } from '../../src/contract/daemon-protocol.ts';
+import { ensureLocalDaemonCredential } from '../../src/daemon/local-credential.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
 const STEP_TIMEOUT_MS = 120_000;
@@ -32,6 +33,8 @@ if (!engine.started) {
 const work = mkdtempSync(join(tmpdir(), 'panel-daemon-policy-'));
 const socketPath = join(work, 'daemon.sock');
 const stateDir = join(work, 'daemon-state');
+const credentialFile = join(work, 'local-daemon.credential');
+ensureLocalDaemonCredential(credentialFile);
 const dockerEnv = engine.started ? engine.docker.env : {};
 let daemon: Subprocess<'ignore', 'pipe', 'pipe'> | undefined;
 const daemonOutput: string[] = [];
@@ -101,7 +104,7 @@ afterAll(async () => {
 
 describe.skipIf(!engine.started)("the daemon's policy on a real engine", () => {
   test('the local daemon connects to the hub', async () => {
-    daemon = Bun.spawn([process.execPath, MAIN, 'daemon', 'run', '--local', '--socket', socketPath, '--state-dir', stateDir], {
+    daemon = Bun.spawn([process.execPath, MAIN, 'daemon', 'run', '--local', '--socket', socketPath, '--credential-file', credentialFile, '--state-dir', stateDir], {
       env: { ...process.env, ...dockerEnv },
       stdin: 'ignore',
       stdout: 'pipe',
