@@ -40,7 +40,7 @@ interface Call {
   files?: Record<string, { content: string; mode: number }>;
 }
 
-type Answer = CommandResult | ((argv: string[]) => CommandResult);
+type Answer = CommandResult | ((argv: string[]) => CommandResult | Promise<CommandResult>);
 
 const tempDirs: string[] = [];
 afterEach(async () => {
