@@ -2,7 +2,7 @@
  * A fresh app per test: its own in-memory database, a manual clock and a fixed test key ring.
  * Nothing is shared between tests.
  */
-import { buildApp } from '../src/app.ts';
+import { type AppDeps, buildApp } from '../src/app.ts';
 import { newOpaqueToken } from '../src/auth/token.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
@@ -36,7 +36,7 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const localCredential = newOpaqueToken('pnl');
   const keyring = parseKeyRing(config.secrets);
   const hub = new DaemonHub({ db, clock, logger: silentLogger, localCredential, observe: observabilityOptionsOf(config, keyring) });
-  const deps = { config, sqlite, db, keyring, clock, logger: silentLogger, hub };
+  const deps: AppDeps & { clock: ManualClock } = { config, sqlite, db, keyring, clock, logger: silentLogger, hub };
   const app = buildApp(deps);
 
   /** Sends a request through app.handle(); a non-string body is sent as JSON. */

@@ -77,7 +77,8 @@ const docker = (...args: string[]) => (engine.started ? engine.docker.docker(...
 
 function spawnLocalDaemon(): () => string {
   const socket = join(dataDir, 'daemon.sock');
-  const { child, logs } = spawnLogged([process.execPath, MAIN, 'daemon', 'run', '--local', '--socket', socket, '--state-dir', join(dataDir, 'local-daemon')], {
+  const credential = join(dataDir, 'local-daemon.credential');
+  const { child, logs } = spawnLogged([process.execPath, MAIN, 'daemon', 'run', '--local', '--socket', socket, '--credential-file', credential, '--state-dir', join(dataDir, 'local-daemon')], {
     ...dockerEnv,
     PANEL_LOG_LEVEL: 'debug',
   });
@@ -127,6 +128,8 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
       PANEL_PUBLIC_URL: url,
       PANEL_SECRETS: TEST_KEY_RING,
       PANEL_DAEMON_SOCKET: join(dataDir, 'daemon.sock'),
+      // This test starts the local daemon itself, with the engine's environment.
+      PANEL_LOCAL_DAEMON: 'off',
     });
     session = await completeInstall(url, dataDir);
     const daemonLogs = spawnLocalDaemon();
