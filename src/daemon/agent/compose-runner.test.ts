@@ -12,9 +12,10 @@ import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { secretFileReference } from '../../compose/naming.ts';
 import { isMapping, type JsonObject } from '../../compose/values.ts';
-import type { CommandFrame } from '../../contract/daemon-protocol.ts';
+import type { CommandFrame, Frame } from '../../contract/daemon-protocol.ts';
 import { generateDaemonKeyPair, sealForDaemon } from '../../crypto/index.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { CommandOutput } from './command-output.ts';
 import { ComposeRunner } from './compose-runner.ts';
 import { type CommandResult, DockerCli } from './docker-cli.ts';
 
@@ -394,4 +395,53 @@ test('commands of one project run one after another', async () => {
   await Promise.all([runner.execute(deployCommand()), runner.execute(projectCommand('stop')), runner.execute(deployCommand())]);
   const order = calls.map((call) => call.argv).filter((argv) => / (up|stop) /.test(`${argv} `)).map((argv) => (argv.includes(' up ') ? 'up' : 'stop'));
   expect(order).toEqual(['up', 'stop', 'up']);
+});
+
+describe('deploy log', () => {
+  /** A runner whose Docker prints `stderr` lines as Compose does, and lists `ps` as given. */
+  async function logged(ps: string, upStderr: string[], upExit = 0) {
+    const stateDir = await mkdtemp(join(tmpdir(), 'panel-runner-log-'));
+    tempDirs.push(stateDir);
+    const docker = new DockerCli(async (argv, options = {}) => {
+      const line = argv.join(' ');
+      if (line === 'docker compose version --short') return ok('2.26.1\n');
+      if (line.includes(' config')) return resolvedLikeCompose([...argv]);
+      if (line.includes(' up ')) {
+        for (const text of upStderr) options.onLine?.('stderr', text);
+        return { exitCode: upExit, stdout: '', stderr: upStderr.join('\n') };
+      }
+      if (line.startsWith('docker ps -a')) return ok(ps);
+      if (line.startsWith('docker logs --tail 20')) return { exitCode: 0, stdout: 'starting\n', stderr: 'panic: no database\n' };
+      return ok('');
+    });
+    const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('error', () => {}), healthWaitMs: 0 });
+    const frames: Frame[] = [];
+    const output = new CommandOutput('cmd-1', { ready: () => true, send: (text) => void frames.push(JSON.parse(text)) });
+    const outcome = await runner.execute(deployCommand(), undefined, output);
+    output.finish();
+    const lines = frames.flatMap((frame) => (frame.type === 'output' ? frame.lines.map((entry) => entry[2]) : []));
+    return { outcome, lines };
+  }
+
+  test("a deploy's log: Panel's steps, the commands and Compose's own lines, then each container", async () => {
+    const { lines } = await logged(`${PS_LINE}\n`, [' Container shop-web-1  Created', ' Container shop-web-1  Started']);
+    expect(lines).toEqual([
+      '▸ Checking the compiled compose.yaml and the Compose policy',
+      '▸ Pulling missing images, creating and starting containers (secrets changed: every container is recreated)',
+      expect.stringMatching(/^\$ docker compose -p shop -f .*compose\.yaml .* up -d --remove-orphans --force-recreate$/),
+      ' Container shop-web-1  Created',
+      ' Container shop-web-1  Started',
+      '▸ Containers',
+      '  shop-web-1: running (Up 1 second)',
+    ]);
+  });
+
+  test('a failed deploy says why; a container that exited non-zero shows its last lines', async () => {
+    const crashed = JSON.stringify({ ...JSON.parse(PS_LINE), State: 'exited', Status: 'Exited (1) 1 second ago' });
+    const failedUp = await logged(`${crashed}\n`, ['Error response from daemon: pull access denied for nope/nope'], 1);
+    expect(failedUp.outcome.result.ok).toBe(false);
+    expect(failedUp.lines).toContain('Error response from daemon: pull access denied for nope/nope');
+    expect(failedUp.lines).toContain('▸ Failed: compose_up_failed: Error response from daemon: pull access denied for nope/nope');
+    expect(failedUp.lines.slice(-4)).toEqual(['  shop-web-1: exited (Exited (1) 1 second ago)', '  last 20 log lines of shop-web-1:', '    starting', '    panic: no database']);
+  });
 });
