@@ -165,13 +165,13 @@ export interface Choice {
 /**
  * A select; `selected` (else the stored `defaultValue`) is its initial choice (a form reset returns
  * to the first one). With `onChange` it also reports each choice, for forms whose other fields
- * depend on it.
+ * depend on it. `inline` sets the label beside the select (a toolbar's choice rather than a form's).
  */
-export function SelectField(props: FieldBase & { choices: Choice[]; selected?: string; onChange?: (value: string) => void; required?: boolean }) {
-  const { id, name, label, error, choices, onChange, required } = props;
+export function SelectField(props: FieldBase & { choices: readonly Choice[]; selected?: string; onChange?: (value: string) => void; required?: boolean; inline?: boolean }) {
+  const { id, name, label, error, choices, onChange, required, inline } = props;
   const selected = props.selected ?? props.defaultValue;
   return (
-    <div class={error ? 'field field-invalid' : 'field'}>
+    <div class={['field', inline && 'inline', error && 'field-invalid'].filter(Boolean).join(' ')}>
       <label for={id}>{label}</label>
       <select
         id={id}

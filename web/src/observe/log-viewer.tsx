@@ -6,6 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
+import { SelectField } from '../forms.tsx';
 import { type LiveConnection, subscribeLive } from '../live-subscription.ts';
 import type { LogsFrame } from '../../../src/contract/live.ts';
 import { type LogFilter, type LogLine, type LogTarget, logDownloadUrl, observeApi } from './observe-api.ts';
@@ -13,13 +14,13 @@ import { type LogFilter, type LogLine, type LogTarget, logDownloadUrl, observeAp
 const MAX_SHOWN = 2_000;
 const LIVE_TAIL = 200;
 const RANGES = [
-  ['live', 'Live'],
-  ['15m', 'Last 15 minutes'],
-  ['1h', 'Last hour'],
-  ['24h', 'Last 24 hours'],
-  ['7d', 'Last 7 days'],
+  { value: 'live', label: 'Live' },
+  { value: '15m', label: 'Last 15 minutes' },
+  { value: '1h', label: 'Last hour' },
+  { value: '24h', label: 'Last 24 hours' },
+  { value: '7d', label: 'Last 7 days' },
 ] as const;
-type Range = (typeof RANGES)[number][0];
+type Range = (typeof RANGES)[number]['value'];
 const RANGE_MS: Record<Exclude<Range, 'live'>, number> = { '15m': 900_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 };
 
 
@@ -158,16 +159,7 @@ export function LogViewer({ target, serviceNames }: { target: LogTarget; service
         </p>
       </div>
       <div class="toolbar">
-        <div class="field inline">
-          <label for="log-range">Show</label>
-          <select id="log-range" value={range} onChange={(event) => setRange(event.currentTarget.value as Range)}>
-            {RANGES.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField inline id="log-range" name="range" label="Show" choices={RANGES} selected={range} onChange={(value) => setRange(value as Range)} />
         <div class="field inline">
           <label for="log-filter">Filter</label>
           <input id="log-filter" type="search" value={q} placeholder="Text the line contains" onInput={(event) => setQ(event.currentTarget.value)} spellcheck={false} />

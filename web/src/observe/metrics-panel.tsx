@@ -6,18 +6,19 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
+import { SelectField } from '../forms.tsx';
 import { subscribeLive } from '../live-subscription.ts';
 import { type ChartLine, type Format, formatBytes, formatNumber, formatPercent, formatRate, LineChart } from './charts.tsx';
 import type { LivePoint, MetricsFrame } from '../../../src/contract/live.ts';
 import { type MetricPoint, type MetricSeries, type MetricTarget, observeApi } from './observe-api.ts';
 
 const RANGES = [
-  ['1h', 'Last hour', 3_600_000],
-  ['24h', 'Last 24 hours', 86_400_000],
-  ['7d', 'Last 7 days', 7 * 86_400_000],
-  ['30d', 'Last 30 days', 30 * 86_400_000],
+  { value: '1h', label: 'Last hour', span: 3_600_000 },
+  { value: '24h', label: 'Last 24 hours', span: 86_400_000 },
+  { value: '7d', label: 'Last 7 days', span: 7 * 86_400_000 },
+  { value: '30d', label: 'Last 30 days', span: 30 * 86_400_000 },
 ] as const;
-type Range = (typeof RANGES)[number][0];
+type Range = (typeof RANGES)[number]['value'];
 
 
 interface ChartSpec {
@@ -60,7 +61,7 @@ export function MetricsPanel({ target, kind }: { target: MetricTarget; kind: 'se
   const [state, setState] = useState<{ series: MetricSeries[]; since: number; until: number; error?: string; loaded: boolean }>({ series: [], since: 0, until: 0, loaded: false });
   const key = JSON.stringify(target);
   useEffect(() => {
-    const span = RANGES.find(([value]) => value === range)![2];
+    const span = RANGES.find((choice) => choice.value === range)!.span;
     const until = Date.now();
     const since = until - span;
     let current = true;
@@ -93,16 +94,7 @@ export function MetricsPanel({ target, kind }: { target: MetricTarget; kind: 'se
     <section aria-labelledby="metrics-heading" class="metrics">
       <div class="section-header">
         <h2 id="metrics-heading">Resources</h2>
-        <div class="field inline">
-          <label for="metrics-range">Range</label>
-          <select id="metrics-range" value={range} onChange={(event) => setRange(event.currentTarget.value as Range)}>
-            {RANGES.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField inline id="metrics-range" name="range" label="Range" choices={RANGES} selected={range} onChange={(value) => setRange(value as Range)} />
       </div>
       {state.error && (
         <div class="alert" role="alert">
