@@ -2,13 +2,15 @@
  * Everything the hub keeps about what runs (issue 19, ARCHITECTURE.md §8), in one place the hub
  * owns: container logs (log-ingest.ts), deploy logs, metrics (metric-ingest.ts) and who watches
  * them, the events feed and its webhook deliveries. Its timers write log chunks, roll up and prune
- * metrics, prune every bounded table and deliver webhooks; tests drive the same work by hand.
+ * metrics, prune every bounded table, deliver webhooks and announce expiring certificates; tests
+ * drive the same work by hand.
  */
 import { eq } from 'drizzle-orm';
 import type { Config } from '../../config.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { type Container, container, daemonCommand, type Deployment, type Event, server, type Server } from '../../db/schema/index.ts';
 import { appendDeploymentLog, type DeploymentLogLine, pruneDeploymentLogs } from '../../domain/deployments/logs.ts';
+import { warnExpiringCertificates } from '../../domain/events/certificates.ts';
 import { pruneEvents } from '../../domain/events/queries.ts';
 import { EventRecorder } from '../../domain/events/record.ts';
 import { containerEvents, deploymentEvent, serverEvent } from '../../domain/events/sources.ts';
@@ -31,6 +33,7 @@ export const IDLE_METRICS_INTERVAL_MS = 60_000;
 const FLUSH_INTERVAL_MS = 1_000;
 const MAINTENANCE_INTERVAL_MS = 60_000;
 const WEBHOOK_INTERVAL_MS = 2_000;
+const CERTIFICATE_CHECK_INTERVAL_MS = 3_600_000;
 
 /** Defaults when the operator says nothing: 256 MiB and 14 days of logs per organization. */
 export const DEFAULT_LOG_RETENTION: RetentionLimits = { bytes: 256 * 1024 * 1024, days: 14 };
@@ -212,6 +215,15 @@ export class Observability {
     }
   }
 
+  /** Announces the TLS library's certificates nearing their end (once each; hourly and at start). */
+  checkCertificates(): void {
+    try {
+      warnExpiringCertificates(this.db, this.events, this.clock.now());
+    } catch (error) {
+      this.logger.error('cannot check certificate expiry', { error: (error as Error).message });
+    }
+  }
+
   start(): void {
     if (this.timers.length > 0) return;
     const every = (ms: number, work: () => void) => {
@@ -227,6 +239,8 @@ export class Observability {
     };
     every(FLUSH_INTERVAL_MS, () => this.logs.flush(false));
     every(MAINTENANCE_INTERVAL_MS, () => this.maintain());
+    every(CERTIFICATE_CHECK_INTERVAL_MS, () => this.checkCertificates());
+    this.checkCertificates();
     if (this.webhooks) every(WEBHOOK_INTERVAL_MS, () => void this.deliverWebhooks());
   }
 

@@ -1,10 +1,19 @@
 /**
- * The one call the ingress makes for certificate events: issued, renewed, failed (ACME or the
- * organization CA could not produce one) and expiring (a library certificate nearing its end).
- * They join the organization's events feed and its webhook like every other event.
+ * Certificate events: issued, renewed, failed (ACME or the organization CA could not produce one)
+ * and expiring. `recordCertificateEvent` is the one call for each; the ingress calls it for the
+ * certificates it obtains, and `warnExpiringCertificates` (the hub's hourly sweep) for the TLS
+ * library's certificates nearing their end. They join the organization's events feed and its
+ * webhook like every other event.
  */
-import type { Event } from '../../db/schema/index.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import { describeCertificate, readCertificateChain } from '../../crypto/certificates.ts';
+import { type Event, event, tls } from '../../db/schema/index.ts';
+import type { Queryable } from '../shared/database.ts';
 import type { EventRecorder } from './record.ts';
+
+/** A library certificate ending within this many days is announced (once per end date). */
+export const EXPIRY_WARNING_DAYS = 14;
+const DAY_MS = 86_400_000;
 
 export type CertificateEventKind = 'issued' | 'renewed' | 'failed' | 'expiring';
 
@@ -55,4 +64,41 @@ export function recordCertificateEvent(events: EventRecorder, input: Certificate
       ...(input.reason ? { reason: input.reason.slice(0, 1000) } : {}),
     },
   });
+}
+
+/**
+ * One `certificate.expiring` event for each library certificate that ends within
+ * EXPIRY_WARNING_DAYS (or has ended) and was not announced for that end date yet: a certificate
+ * replaced by a renewed one is announced again when the new one nears its end. Returns how many.
+ */
+export function warnExpiringCertificates(db: Queryable, events: EventRecorder, now: Date): number {
+  const horizon = now.getTime() + EXPIRY_WARNING_DAYS * DAY_MS;
+  let recorded = 0;
+  for (const row of db.select({ id: tls.id, organizationId: tls.organizationId, certificate: tls.certificate }).from(tls).all()) {
+    // The library checked the chain at upload; a row that no longer parses is not this sweep's to judge.
+    let facts: ReturnType<typeof describeCertificate>;
+    try {
+      facts = describeCertificate(readCertificateChain(row.certificate));
+    } catch {
+      continue;
+    }
+    if (facts.notAfter.getTime() > horizon) continue;
+    const expiresAt = facts.notAfter.toISOString();
+    const announced = db
+      .select({ id: event.id })
+      .from(event)
+      .where(
+        and(
+          eq(event.organizationId, row.organizationId),
+          eq(event.kind, 'certificate.expiring'),
+          sql`json_extract(${event.data}, '$.tlsId') = ${row.id}`,
+          sql`json_extract(${event.data}, '$.expiresAt') = ${expiresAt}`,
+        ),
+      )
+      .get();
+    if (announced) continue;
+    recordCertificateEvent(events, { organizationId: row.organizationId, kind: 'expiring', hostnames: facts.names, tlsId: row.id, expiresAt });
+    recorded += 1;
+  }
+  return recorded;
 }
