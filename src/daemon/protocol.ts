@@ -8,6 +8,7 @@
  *   hub -> agent   welcome                    the canonical server record the hello resolved to
  *   hub -> agent   command                    durable: redelivered until a result arrives
  *   agent -> hub   ack, report?, result       ack on receipt; report(s) then result when done
+ *   agent -> hub   fabric                     the server's overlay fabric state (src/contract/fabric.ts)
  *   hub -> agent   ping    agent -> hub pong  liveness, either way round
  *
  * Unknown object keys are ignored (a newer peer may add fields); unknown frame types, missing
@@ -16,6 +17,7 @@
  * with a failed `result` instead, so one bad command cannot wedge a redelivering hub.
  */
 import * as v from 'valibot';
+import { FabricCommandPayload, FabricNetwork, FabricStatus } from '../contract/fabric.ts';
 import { CONTAINER_STATES } from './container-state.ts';
 
 /** Largest frame either side accepts, counted in UTF-8 bytes. */
@@ -60,7 +62,11 @@ const DeploySecret = v.object({
   envelope: text(64 * 1024),
 });
 
-/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`. */
+/**
+ * Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`.
+ * `fabric` lists the document's networks that span servers: the daemon routes and admits them
+ * over its fabric interface before `up` (and forgets them when a later deploy has none).
+ */
 const DeployCommand = v.object({
   type: v.literal('command'),
   id: commandId,
@@ -73,8 +79,12 @@ const DeployCommand = v.object({
       v.array(DeploySecret),
       v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
     ),
+    fabric: v.optional(v.pipe(v.array(FabricNetwork), v.maxLength(64))),
   }),
 });
+
+/** Fabric: bring the server's WireGuard interface, peers, routes and rules to `config` (`up`), or remove them (`down`). */
+const FabricCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('fabric'), payload: FabricCommandPayload });
 
 /** Stop (`down`, keeping volumes and the project folder) or destroy (`down --volumes`, folder removed). */
 const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName });
@@ -112,7 +122,7 @@ export const Frame = v.variant('type', [
   v.object({ type: v.literal('welcome'), serverId: uuid }),
   /** hub -> agent: one durable command. The agent runs an id at most once; a redelivered id is
    * acked again and, once finished, answered with the recorded result. */
-  v.variant('kind', [DeployCommand, StopCommand, DestroyCommand]),
+  v.variant('kind', [DeployCommand, StopCommand, DestroyCommand, FabricCommand]),
   /** agent -> hub: the command was received and will run (or already ran). */
   v.object({ type: v.literal('ack'), id: commandId }),
   /** agent -> hub: the command finished; `data` on success, `error` on failure. */
@@ -128,6 +138,9 @@ export const Frame = v.variant('type', [
     project: projectName,
     containers: v.array(ReportedContainer),
   }),
+  /** agent -> hub: the overlay fabric on this server: after connecting, after every apply, and
+   * every minute while its interface is up. */
+  v.object({ type: v.literal('fabric'), ...FabricStatus.entries }),
   /** either way: liveness probe; `ts` is the sender's clock in epoch milliseconds. */
   v.object({ type: v.literal('ping'), ts: v.number() }),
   /** either way: answer to `ping`, echoing its `ts`. */
@@ -142,6 +155,7 @@ export type CommandFrame = FrameOf<'command'>;
 export type CommandKind = CommandFrame['kind'];
 export type ResultFrame = FrameOf<'result'>;
 export type ReportFrame = FrameOf<'report'>;
+export type FabricFrame = FrameOf<'fabric'>;
 export type ReportedContainer = v.InferOutput<typeof ReportedContainer>;
 export type CommandFailure = v.InferOutput<typeof CommandFailure>;
 

@@ -13,6 +13,8 @@ import { CommandJournal } from './command-journal.ts';
 import { ComposeRunner } from './compose-runner.ts';
 import { type HubTarget, HubConnection, localHubTarget } from './connection.ts';
 import { createCommandRunner, DockerCli } from './docker-cli.ts';
+import { FabricAgent } from './fabric/fabric-agent.ts';
+import { HostNetwork } from './fabric/host-network.ts';
 import {
   type AgentIdentity,
   daemonWebSocketUrl,
@@ -29,7 +31,7 @@ export const DAEMON_USAGE = `usage:
   panel daemon join <url> --token <token> [--state-dir <dir>] [--force]
       enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN)
   panel daemon run [--state-dir <dir>]
-      connect to the control plane joined before and run its deploy, stop and destroy commands
+      connect to the control plane joined before and run its deploy, stop, destroy and fabric commands
   panel daemon run --local [--socket <path>] [--state-dir <dir>]
       the local daemon: connect over the control plane's unix socket, no enrollment
 
@@ -39,6 +41,7 @@ exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential ref
 `;
 
 export const DEFAULT_DAEMON_SOCKET = '/run/panel/daemon.sock';
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const EXIT_PARKED = 3;
 
 export interface DaemonIo {
@@ -137,9 +140,20 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   let serverId = identity.serverId;
 
   const docker = new DockerCli(createCommandRunner(env, logger));
+  let connection: HubConnection | undefined;
+  const fabric = await FabricAgent.open({
+    stateDir,
+    // ip, wg and iptables live in sbin, which a daemon started by hand may not have on its PATH.
+    host: new HostNetwork(createCommandRunner({ ...env, PATH: `${env.PATH ? `${env.PATH}:` : ''}${SYSTEM_PATH}` }, logger)),
+    logger,
+    send: (status) => connection?.notify({ type: 'fabric', ...status }) ?? false,
+  });
+  await fabric.restore();
+  fabric.start();
   const runner = new ComposeRunner({
     stateDir,
     docker,
+    fabric,
     identity: () => (serverId ? { serverId, daemonKeyId: identity.keyId, privateKey: identity.privateKey } : null),
     logger,
   });
@@ -148,7 +162,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   let recording: Promise<void> = Promise.resolve();
 
   logger.info('panel daemon starting', { version: PANEL_VERSION, url: target.url, serverId, stateDir });
-  const connection = new HubConnection({
+  connection = new HubConnection({
     target,
     journal,
     logger,
@@ -158,13 +172,15 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
       onWelcome: (welcomedId) => {
         serverId = welcomedId;
         recording = rememberServerId(stateDir, local, welcomedId);
+        void fabric.report();
         return recording;
       },
-      execute: (command) => runner.execute(command),
+      execute: (command) => (command.kind === 'fabric' ? fabric.execute(command) : runner.execute(command)),
     },
   });
   const end = await connection.run();
   release();
+  fabric.stop();
   await recording.catch(() => undefined); // logged by the connection; just never exit mid-write
   if (end.reason === 'parked') {
     io.stderr(`panel daemon: the control plane refused this daemon's credential (${end.detail}); run "panel daemon join <url> --token <token> --force"\n`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { generateDaemonKeyPair, sealForDaemon } from '../../crypto/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { CommandFrame } from '../protocol.ts';
-import { ComposeRunner } from './compose-runner.ts';
+import { ComposeRunner, type ProjectCommand } from './compose-runner.ts';
 import { type CommandResult, DockerCli } from './docker-cli.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';
@@ -80,13 +80,13 @@ async function snapshot(dir: string, prefix = ''): Promise<Record<string, { cont
   return files;
 }
 
-const deployCommand = (overrides: Partial<Extract<CommandFrame, { kind: 'deploy' }>['payload']> = {}): CommandFrame => ({
+const deployCommand = (overrides: Partial<Extract<CommandFrame, { kind: 'deploy' }>['payload']> = {}): ProjectCommand => ({
   type: 'command',
   id: 'cmd-1',
   kind: 'deploy',
   payload: { deploymentId: DEPLOYMENT_ID, project: 'shop', compose: COMPOSE, secrets: [{ name: 'api_key', envelope: seal(PLAINTEXT) }], ...overrides },
 });
-const projectCommand = (kind: 'stop' | 'destroy', project = 'shop'): CommandFrame => ({ type: 'command', id: `cmd-${kind}`, kind, payload: { deploymentId: DEPLOYMENT_ID, project } });
+const projectCommand = (kind: 'stop' | 'destroy', project = 'shop'): ProjectCommand => ({ type: 'command', id: `cmd-${kind}`, kind, payload: { deploymentId: DEPLOYMENT_ID, project } });
 
 describe('deploy', () => {
   test('stages, validates, swaps in, brings up and reports, with argument arrays only', async () => {

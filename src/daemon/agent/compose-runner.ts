@@ -10,9 +10,12 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { type DaemonIdentity, openAsDaemon } from '../../crypto/index.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { FabricNetwork } from '../../contract/fabric.ts';
 import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type ReportedContainer, SECRET_NAME_PATTERN } from '../protocol.ts';
 import { ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
 
+/** The commands about one Compose project (the fabric's are the fabric agent's). */
+export type ProjectCommand = Exclude<CommandFrame, { kind: 'fabric' }>;
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
 type ProjectPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
 
@@ -23,9 +26,19 @@ export interface CommandOutcome {
   result: { ok: true; data: Record<string, unknown> } | { ok: false; error: CommandFailure };
 }
 
+/** Where a project's networks that span servers are routed and admitted (fabric/fabric-agent.ts). */
+export interface ProjectFabric {
+  /** Before `up`; an empty list detaches the project. Throws when this server cannot carry them. */
+  attach(project: string, networks: readonly FabricNetwork[]): Promise<void>;
+  /** After `down`. */
+  detach(project: string): Promise<void>;
+}
+
 export interface ComposeRunnerOptions {
   stateDir: string;
   docker: DockerCli;
+  /** The overlay fabric on this server; without one, a deploy with spanning networks fails. */
+  fabric?: ProjectFabric;
   /** Who envelopes are sealed to; null while a local daemon has not been welcomed yet. */
   identity: () => DaemonIdentity | null;
   logger: Logger;
@@ -52,7 +65,7 @@ export class ComposeRunner {
   constructor(private readonly options: ComposeRunnerOptions) {}
 
   /** Runs one command; commands of one project run one after another, in arrival order. */
-  execute(command: CommandFrame): Promise<CommandOutcome> {
+  execute(command: ProjectCommand): Promise<CommandOutcome> {
     const project = command.payload.project;
     const previous = this.projectQueues.get(project) ?? Promise.resolve();
     const run = previous.then(() => this.runCommand(command));
@@ -64,7 +77,7 @@ export class ComposeRunner {
     return run;
   }
 
-  private async runCommand(command: CommandFrame): Promise<CommandOutcome> {
+  private async runCommand(command: ProjectCommand): Promise<CommandOutcome> {
     const { logger } = this.options;
     const project = command.payload.project;
     logger.info('command started', { commandId: command.id, kind: command.kind, project, deploymentId: command.payload.deploymentId });
@@ -104,6 +117,8 @@ export class ComposeRunner {
       throw new CommandFailedError('compose_invalid', config.stderr.trim() || `compose config exited ${config.exitCode}`);
     }
 
+    await this.attachFabric(payload, staging);
+
     // A container keeps the secret file it was started with (a bind mount of the old inode), and
     // Compose does not recreate a service whose configuration is unchanged: when any secret
     // differs, every service is recreated so none keeps running with a stale value.
@@ -119,15 +134,30 @@ export class ComposeRunner {
     return { deploymentId: payload.deploymentId, project: payload.project, compose: `v${compose.generation}`, recreated: secretsChanged };
   }
 
+  /** The deploy's spanning networks routed over the fabric before `up` (none detaches the project). */
+  private async attachFabric(payload: DeployPayload, staging: string): Promise<void> {
+    const networks = payload.fabric ?? [];
+    try {
+      if (this.options.fabric) await this.options.fabric.attach(payload.project, networks);
+      else if (networks.length > 0) throw new CommandFailedError('fabric_not_ready', 'this daemon runs no overlay fabric');
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      if (error instanceof CommandFailedError) throw error;
+      throw new CommandFailedError((error as { code?: string }).code ?? 'fabric_apply_failed', (error as Error).message);
+    }
+  }
+
   /** `down`: containers and networks removed, volumes and the project folder kept. */
   private async stop(payload: ProjectPayload): Promise<Record<string, unknown>> {
     await this.down(payload.project, []);
+    await this.options.fabric?.detach(payload.project);
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
   /** `down --volumes`, then the project folder (and any interrupted staging) is removed. */
   private async destroy(payload: ProjectPayload): Promise<Record<string, unknown>> {
     await this.down(payload.project, ['--volumes', '--remove-orphans']);
+    await this.options.fabric?.detach(payload.project);
     const { current, staging, old } = this.projectPaths(payload.project);
     for (const path of [current, staging, old]) await rm(path, { recursive: true, force: true });
     return { deploymentId: payload.deploymentId, project: payload.project };
