@@ -126,6 +126,7 @@ function compileOnce() {
     projectId: PROJECT,
     environmentId: ENVIRONMENT,
     placement: { anchorServerId: SERVER, servers: [{ id: SERVER, name: 'server', hostname: 'server', labels: {}, connected: true }], previous: [], fabric: { enabled: false } },
+    policy: { hostAccess: false },
     services,
     variablesOn: (serverId) => resolveVariables(rows, serviceChains, serverId),
     principals: { app: { appliedUsername: 'app', uid: 1001, gid: 1001 } },

@@ -12,7 +12,7 @@
  */
 import { loadavg } from 'node:os';
 import { generateCaddyConfig, type IngressLayout, type ObservedContainer } from '../../src/ingress/caddy-config.ts';
-import type { IngressPayload, IngressRoute } from '../../src/ingress/payload.ts';
+import type { IngressPayload, IngressRoute } from '../../src/contract/ingress.ts';
 
 const HOSTINGS = 1000;
 const RUNS = 25;

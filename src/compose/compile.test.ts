@@ -214,7 +214,7 @@ describe('compile: several instances on one server', () => {
       proxy: 'blog-proxy',
       cache: `${result.project}-cache-1`,
       backup: `${result.project}-backup-1`,
-      mailer: `${result.project}-mailer-1`,
+      mailer: 'blog-mailer',
     });
     for (const [key, name] of Object.entries(names)) expect(servicesOf(result)[key]!.container_name).toBe(name);
   });
@@ -227,9 +227,10 @@ describe('compile: several instances on one server', () => {
     expect(backup!.network_mode).toBe('service:app-1');
     expect(backup!.volumes_from).toEqual(['app-1:ro']);
     expect(backup!.depends_on).toEqual({ 'app-1': { condition: 'service_started' }, 'app-2': { condition: 'service_started' }, 'app-3': { condition: 'service_started' } });
-    expect(mailer!.extends).toEqual({ service: 'app-1' });
     expect(app2!.networks).toEqual({ front: { aliases: ['app'] }, back: { aliases: ['app'] } });
-    expect(result.warnings).toContain('services.mailer extends app, which runs several containers here: it extends app-1 and inherits its network alias app');
+    // extends was resolved before the instances were cloned: the mailer is a service of its own.
+    expect(mailer).toMatchObject({ image: 'ghcr.io/acme/blog:2.0', command: ['node', 'mailer.js'], networks: ['front', 'back'] });
+    expect(mailer!.extends).toBeUndefined();
   });
 
   test('deploy.replicas on one server: clones like instances; replicas and placement leave the document, the rest of deploy stays', () => {

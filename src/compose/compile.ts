@@ -33,7 +33,7 @@ import { mergeCompose } from './merge.ts';
 import { type FabricAllocation, type FabricSubnet, OverlayNetworks } from './overlay-networks.ts';
 import { applyPlatformLabels, type ContainerNaming, composeProjectName, customContainerName, uuidContainerName } from './naming.ts';
 import { type FabricReadiness, type Placement, type PlannerServer, planPlacement, type PreviousReplica } from './planner/plan.ts';
-import { validateCompose } from './validate.ts';
+import { type StoredPolicy, validateCompose } from './validate.ts';
 import { copyJson, isMapping, type JsonObject } from './values.ts';
 import type { ResolvedVariable } from './variables.ts';
 
@@ -80,8 +80,8 @@ export interface CompileInput {
   /** Resolved variables by service id as seen on one server (resolveVariables with that server). */
   variablesOn: (serverId: string) => ReadonlyMap<string, readonly ResolvedVariable[]>;
   principals: Readonly<Record<string, CompilePrincipal>>;
-  /** Platform-owned projects may use host access (validate.ts). */
-  allowHostAccess?: boolean;
+  /** The Compose policy the merged document is held to (domain/compose/policy.ts decides it). */
+  policy: StoredPolicy;
   /** The container range and subnets, when the fabric is on (a network spanning servers needs it). */
   fabric?: FabricAllocation;
 }
@@ -130,7 +130,7 @@ interface CompiledService {
 export function compile(input: CompileInput): CompileResult {
   const project = composeProjectName(input.environmentId);
   const merged = mergeCompose(input.base, input.overlay ?? undefined);
-  validateCompose(merged, { allowHostAccess: input.allowHostAccess === true });
+  validateCompose(merged, { policy: input.policy });
   const warnings: string[] = [];
 
   const rows = new Map(input.services.map((row) => [row.composeServiceName, row]));

@@ -12,9 +12,8 @@
  * - each clone joins its networks with the alias `<key>`, so `http://<key>` still resolves (the
  *   engine's DNS answers with every clone);
  * - references to `<key>` from other services are rewritten: `depends_on` and `links` name every
- *   clone, `network_mode`/`ipc`/`pid: service:<key>`, `volumes_from` and a same-file
- *   `extends.service` name the first clone (an extending service then inherits the alias too:
- *   warned);
+ *   clone, `network_mode`/`ipc`/`pid: service:<key>` and `volumes_from` name the first clone
+ *   (same-document `extends` were resolved before, by mergeCompose);
  * - references to a service the plan runs on no container of this server (`depends_on`,
  *   `links`) are dropped, with a warning: Compose refuses a document naming an absent service,
  *   and waits only for services of its own server. Namespaces and volumes_from cannot point
@@ -120,10 +119,5 @@ function rewriteReferences(service: JsonObject, key: string, ordinals: ReadonlyM
       const [name = '', ...mode] = text.split(':');
       return [first(name), ...mode].join(':');
     });
-  }
-  const extended = isMapping(service.extends) && service.extends.file === undefined ? service.extends.service : undefined;
-  if (typeof extended === 'string' && namesOf(extended).length > 1) {
-    service.extends = { ...(service.extends as JsonObject), service: first(extended) };
-    warnings.push(`${path} extends ${extended}, which runs several containers here: it extends ${first(extended)} and inherits its network alias ${extended}`);
   }
 }

@@ -13,6 +13,7 @@ import { findComposeBinary, runComposeConfig } from './compose-binary.ts';
 import { parseComposeText } from './document.ts';
 import { IDS } from './fixtures/compile/index.ts';
 import type { PlannerServer } from './planner/plan.ts';
+import { checkComposePolicy } from './policy/index.ts';
 import type { JsonObject } from './values.ts';
 
 const H = { h1: '01940000-0000-7000-8000-0000000000a1', h2: '01940000-0000-7000-8000-0000000000a2', h3: '01940000-0000-7000-8000-0000000000a3' };
@@ -41,7 +42,7 @@ networks:
 
 const recorded: { name: string; project: string; document: ServerDocument }[] = [];
 
-function compileText(name: string, yaml: string, fabric: Partial<NonNullable<CompileInput['fabric']>> | null = {}, enabled = true): CompileResult {
+function compileText(name: string, yaml: string, fabric: Partial<NonNullable<CompileInput['fabric']>> | null = {}, enabled = true, hostAccess = false): CompileResult {
   const base = parseComposeText(yaml).data;
   const keys = Object.keys(base.services as JsonObject);
   const result = compile({
@@ -53,6 +54,7 @@ function compileText(name: string, yaml: string, fabric: Partial<NonNullable<Com
     services: keys.map((key, i) => ({ id: `01940000-0000-7000-8000-00000000e${String(i).padStart(3, '0')}`, composeServiceName: key })),
     variablesOn: () => new Map(),
     principals: {},
+    policy: { hostAccess },
     fabric: fabric === null ? undefined : { containerRange: '10.210.0.0/16', subnets: [], taken: [], ...fabric },
   });
   for (const document of result.documents) recorded.push({ name: `${name} on ${nameOf(document.serverId)}`, project: result.project, document });
@@ -196,6 +198,9 @@ describe('what the document says is kept or explained', () => {
     const result = compileText(
       'authored ipam',
       SPANNING.replace('attachable: true', 'enable_ipv6: true\n    ipam: {config: [{subnet: 10.5.0.0/24}]}').replace('    networks: [mesh]\n    deploy: {placement', '    networks: {mesh: {ipv4_address: 10.5.0.9}}\n    deploy: {placement'),
+      {},
+      true,
+      true, // a fixed subnet needs host access in a stored document
     );
     expect(networksOf(documentOn(result, 'h2')).mesh!.ipam).toEqual({ config: [{ subnet: '10.210.1.0/24' }] });
     expect(servicesOf(documentOn(result, 'h2')).api!.networks).toEqual({ mesh: { ipv4_address: '10.210.1.2' } });
@@ -214,6 +219,14 @@ if (!lookup.found) console.warn(`overlay-networks.test.ts: the Compose v2 check 
 let workDir = '';
 afterAll(() => {
   if (workDir !== '') rmSync(workDir, { recursive: true, force: true });
+});
+
+test("the daemon's policy accepts every compiled document with the fabric networks its command names", () => {
+  expect(recorded.length).toBeGreaterThanOrEqual(10);
+  for (const { document } of recorded) {
+    const fabricNetworks = new Map(document.fabric.map((network) => [network.network, network]));
+    expect(() => checkComposePolicy(document.model, { hostAccess: false, form: 'compiled', fabricNetworks })).not.toThrow();
+  }
 });
 
 // Declared last: Bun runs a file's tests in order, so every document above has been recorded.

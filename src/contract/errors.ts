@@ -79,7 +79,7 @@ export const ERROR_CATALOG = {
   unsupported_media_type: { status: 415, when: 'the request body is not application/json' },
   // 422
   validation_failed: { status: 422, when: 'the input does not match the schema or a rule; `path` names the field' },
-  compose_invalid: { status: 422, when: 'the Compose document is not valid; `path` names the place' },
+  compose_invalid: { status: 422, when: 'the Compose document is not valid, or the Compose policy refuses a setting (docs/SECURITY.md); `path` names the place' },
   wrong_password: { status: 422, when: 'the current password given with the change is wrong' },
   wrong_code: { status: 422, when: 'the TOTP or recovery code given to change a second factor is wrong' },
   invalid_registration_challenge: { status: 422, when: 'the passkey registration challenge is invalid, expired or already used' },

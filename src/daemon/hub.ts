@@ -46,7 +46,7 @@ import {
   resolveLocalServer,
   touchLastSeen,
 } from './hub/servers.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from './protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from '../contract/daemon-protocol.ts';
 
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
 export interface HubSocket {

@@ -30,7 +30,7 @@ const COMPOSE = `# The shop, as deployed by the console test.
 services:
   web: # the only tier
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     command: ["sleep", "3600"] # stays up
     stop_grace_period: 1s
 `;

@@ -22,6 +22,7 @@ const TIMEOUT = 60_000;
 const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple' };
 const SECRET_VALUE = 's3cret-value-never-shown';
 const HOST_PASSWORD = 'host-account-Pa55word';
+const DATABASE_PASSWORD = 'database-user-Pa55word';
 
 type Resource = Record<string, unknown> & { id: string; updatedAt: string };
 
@@ -96,8 +97,8 @@ async function seed(): Promise<void> {
   ids.tag = (await post('tags', { organizationId: ids.organization, name: 'edge', color: '#0a7', description: 'Servers at the edge' })).id;
   ids.principal = (await post('principals', { kind: 'system', organizationId: ids.organization, username: 'www-shop', options: { shell: '/bin/bash', uid: 1500, gid: 1600 }, password: HOST_PASSWORD })).id;
   ids.cluster = (await post('managed', { organizationId: ids.organization, name: 'main-db', engine: 'postgres', version: '17', host: 'db.internal', port: 5432, options: { databases: ['shop', 'analytics'] } })).id;
-  const user = await post('principals', { kind: 'database', provider: 'postgres', organizationId: ids.organization, managedId: ids.cluster, username: 'shop_app', metadata: { databases: ['shop'] }, password: 'database-Pa55word' });
-  ids.binding = (await post('bindings', { principalId: user.id, serviceId: ids.service, databaseName: 'analytics', keyPrefix: 'SHOP', emitEngineDefaults: false })).id;
+  ids.databaseUser = (await post('principals', { kind: 'database', provider: 'postgres', organizationId: ids.organization, managedId: ids.cluster, username: 'shop_app', metadata: { databases: ['shop'] }, password: DATABASE_PASSWORD })).id;
+  ids.binding = (await post('bindings', { principalId: ids.databaseUser, serviceId: ids.service, databaseName: 'analytics', keyPrefix: 'SHOP', emitEngineDefaults: false })).id;
 }
 
 async function open(path: string, title: string): Promise<void> {
@@ -252,6 +253,22 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     const metadata = { ...(before.metadata as object), gid: 1700 };
     await expectOnlyChanged(`principals/${ids.principal}`, before, { options: { shell: '/bin/bash', uid: 1500, gid: 1700 }, metadata });
     expect(openedSecret('principal', 'password', ids.principal!)).toBe(HOST_PASSWORD);
+  }, TIMEOUT);
+
+  test('a database user opens with the databases it is meant for; one more keeps its password', async () => {
+    const before = await get(`principals/${ids.databaseUser}`);
+    await page.getByRole('button', { name: 'Edit shop_app' }).click();
+    const form = page.getByRole('form', { name: 'Edit shop_app' });
+    const databases = form.getByRole('group', { name: 'Databases it is meant for (optional)' });
+    await databases.waitFor();
+    expect(await databases.getByRole('checkbox', { name: 'shop' }).isChecked()).toBe(true);
+    expect(await databases.getByRole('checkbox', { name: 'analytics' }).isChecked()).toBe(false);
+    await databases.getByRole('checkbox', { name: 'analytics' }).check();
+    const metadata = { ...(before.metadata as object), databases: ['shop', 'analytics'] };
+    const sent = await patchSentBy(`principals/${ids.databaseUser}`, () => form.getByRole('button', { name: 'Save shop_app' }).click());
+    expect(sent).toEqual({ metadata: { databases: ['shop', 'analytics'] } });
+    await expectOnlyChanged(`principals/${ids.databaseUser}`, before, { metadata });
+    expect(openedSecret('principal', 'password', ids.databaseUser!)).toBe(DATABASE_PASSWORD);
   }, TIMEOUT);
 
   test('a managed database opens with its address and databases; a new version keeps the rest', async () => {

@@ -26,12 +26,12 @@ const GREETING = 'hello-from-the-organization';
 const COMPOSE = `services:
   web:
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     command: ["sleep", "3600"]
     stop_grace_period: 1s
   worker:
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     command: ["sleep", "3600"]
     stop_grace_period: 1s
 `;

@@ -17,7 +17,7 @@
  */
 import { composeInvalid } from '../limits.ts';
 import { isMapping, type JsonObject, type JsonValue } from '../values.ts';
-import { LABEL_KEY } from './labels.ts';
+import { LABEL_KEY } from '../../contract/servers.ts';
 import { type HostPort, publishedPorts } from './ports.ts';
 
 /** The most replicas one service may ask for (the same cap as a service's options.instances). */

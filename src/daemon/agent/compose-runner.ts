@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type DaemonIdentity, openAsDaemon } from '../../crypto/index.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { FabricNetwork } from '../../contract/fabric.ts';
-import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type ReportedContainer, SECRET_NAME_PATTERN } from '../protocol.ts';
+import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type ReportedContainer, SECRET_NAME_PATTERN } from '../../contract/daemon-protocol.ts';
 import { ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
 
 /** The commands about one Compose project (the fabric's are the fabric agent's). */

@@ -16,7 +16,7 @@ import {
   type HelloFrame,
   parseFrame,
   type ResultFrame,
-} from '../protocol.ts';
+} from '../../contract/daemon-protocol.ts';
 import type { CommandJournal } from './command-journal.ts';
 import type { CommandOutcome } from './compose-runner.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { FabricStatus } from '../../contract/fabric.ts';
 import { recordFabricStatus } from '../../domain/fabric/reports.ts';
-import type { FabricFrame } from '../protocol.ts';
+import type { FabricFrame } from '../../contract/daemon-protocol.ts';
 import type { DaemonOf, OutcomeContext } from './outcomes.ts';
 
 export function onFabricStatus(ctx: OutcomeContext, daemon: DaemonOf, frame: FabricFrame, firstOfConnection: boolean): string[] {

@@ -18,7 +18,7 @@ import { recordFabricResult } from '../../domain/fabric/reports.ts';
 import type { Queryable } from '../../domain/shared/database.ts';
 import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { ReportFrame, ResultFrame } from '../protocol.ts';
+import type { ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
 import type { ChangeFeed } from './feed.ts';
 
 export interface OutcomeContext {

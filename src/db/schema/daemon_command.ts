@@ -15,8 +15,9 @@
 import { sql } from 'drizzle-orm';
 import { check, index, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, jsonObject, jsonObjectCheck, timestampMs, timestamps, uuidV7Check } from './columns.ts';
-import { deployment, deploymentKinds } from './deployment.ts';
+import { deployment } from './deployment.ts';
 import { server } from './server.ts';
+import { deploymentKinds } from '../../contract/enums.ts';
 
 export const daemonCommandKinds = [...deploymentKinds, 'fabric'] as const;
 export type DaemonCommandKind = (typeof daemonCommandKinds)[number];

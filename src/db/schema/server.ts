@@ -9,13 +9,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { boolean, booleanCheck, enumCheck, id, jsonObjectCheck, lengthBetween, timestampMs, timestamps, uuidV7Check } from './columns.ts';
 import { organization } from './organization.ts';
-
-export const serverStatuses = ['pending', 'connected', 'disconnected'] as const;
-export type ServerStatus = (typeof serverStatuses)[number];
-
-/** Raised by the hub, cleared by nobody but an operator: two machines present one identity. */
-export const serverFlags = ['duplicate_machine_id'] as const;
-export type ServerFlag = (typeof serverFlags)[number];
+import { serverFlags, serverStatuses } from '../../contract/enums.ts';
 
 export const server = sqliteTable(
   'server',

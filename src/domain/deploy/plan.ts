@@ -14,8 +14,8 @@
  *   service's hostings oldest first, and the server) resolved per service and per server
  *   (src/compose/variables.ts); secrets carry no value in the provenance.
  * - Principals through the services' tenancies, by compose alias (plan-inputs.ts).
- * - compile() of base + overlay with the project's containerNaming and the organization's
- *   host-access opt-in: one document per server. Secret files are opened (memory only) by
+ * - compile() of base + overlay with the project's containerNaming and its Compose policy
+ *   (domain/compose/policy.ts): one document per server. Secret files are opened (memory only) by
  *   planDeploy alone, once per variable, for every server that needs them: the preview never
  *   opens a secret.
  * - Servers that ran the environment and are not in the plan: each gets a stop of the project.
@@ -30,6 +30,7 @@ import type { Project, Server } from '../../db/schema/index.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
 import { dataOf, storedDocument } from '../compose/documents.ts';
+import { composePolicyOf } from '../compose/policy.ts';
 import { hostingsOfServices, servicesOfEnvironment } from '../compose/queries.ts';
 import { containersOfEnvironment, serversOfEnvironment } from '../deployments/queries.ts';
 import { findEnvironment, type OwnedEnvironment } from '../environments/queries.ts';
@@ -153,7 +154,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     services: services.map((row) => ({ id: row.id, composeServiceName: row.composeServiceName, options: row.options })),
     variablesOn,
     principals,
-    allowHostAccess: organization.isHostAccessAllowed,
+    policy: composePolicyOf(db, project),
     fabric: {
       containerRange: organization.fabricContainerRange,
       subnets: subnetsOfEnvironment(db, environment.id),

@@ -5,8 +5,8 @@
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { PANEL_LABELS } from '../../compose/naming.ts';
-import { RUNTIME_CONTAINER_STATES } from '../../daemon/container-state.ts';
-import type { ReportedContainer } from '../../daemon/protocol.ts';
+import { runtimeContainerStates } from '../../contract/enums.ts';
+import type { ReportedContainer } from '../../contract/daemon-protocol.ts';
 import { type Container, container, environment, server } from '../../db/schema/index.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner } from '../../../test/identity.ts';
@@ -45,7 +45,7 @@ describe('the container state table', () => {
     expect(preallocate(web)).toMatchObject({ status: 'pending', containerId: null });
   });
 
-  test.each([...RUNTIME_CONTAINER_STATES])('pending or any reported state -> %s: the runtime state and the reported id', (state) => {
+  test.each([...runtimeContainerStates])('pending or any reported state -> %s: the runtime state and the reported id', (state) => {
     const { t, web, preallocate, target } = setup();
     const row = preallocate(web);
     const changed = applyReport(t.db, target('deploy'), [labelled(row, { state })]);

@@ -26,8 +26,8 @@
  */
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { PANEL_LABELS } from '../../compose/naming.ts';
-import { toContainerState } from '../../daemon/container-state.ts';
-import type { ReportedContainer } from '../../daemon/protocol.ts';
+import { toContainerState } from '../../contract/container-state.ts';
+import type { ReportedContainer } from '../../contract/daemon-protocol.ts';
 import { type Container, container, type ContainerRole, containerRoles, type DeploymentKind, service } from '../../db/schema/index.ts';
 import type { Queryable } from '../shared/database.ts';
 

@@ -139,7 +139,7 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
           <CheckField
             {...form.fieldProps('isHostAccessAllowed')}
             label="Allow host access in Compose files"
-            hint="privileged, pid/ipc/userns host modes, host paths and the Docker socket."
+            hint="Root on the servers: privileged mode, host paths and networks, devices, extra capabilities, the Docker socket (see docs/SECURITY.md)."
             checked={hostAccess}
             onChange={setHostAccess}
           />

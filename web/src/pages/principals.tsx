@@ -1,9 +1,9 @@
 /**
  * The principals of an organization: host accounts (system principals services run as) and
  * database users of its managed clusters, listed with their applied login and scope. Host
- * accounts are created here; any principal can be edited (shell and ids of a host account, and
- * the write-only password, which is never shown) and deleted after a confirmation. Members of
- * the organization see the list only.
+ * accounts are created here; any principal can be edited (shell and ids of a host account, the
+ * databases of a database user, and the write-only password, which is never shown) and deleted
+ * after a confirmation. Members of the organization see the list only.
  */
 import { useState } from 'preact/hooks';
 import { RowActions } from '../row-actions.tsx';
@@ -11,18 +11,19 @@ import { api } from '../api.ts';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { isUnchanged } from '../changes.ts';
+import { isUnchanged, sameValue } from '../changes.ts';
 import { Field, type FieldBinding, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
-import { managedApi, optionalInteger, type Principal, principalApi, SHELLS, type Shell, SYSTEM_USERNAME_MAX, type WrittenPrincipal } from '../principals-api.ts';
+import { databasesOf, managedApi, onListField, optionalInteger, type Principal, principalApi, SHELLS, type Shell, SYSTEM_USERNAME_MAX, type WrittenPrincipal } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { ShownOnce } from './account-security.tsx';
 import { Breadcrumbs } from './browse.tsx';
-import { explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
+import { chosenDatabases, DatabaseChoice, explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
 
 const DEFAULT_SHELL: Shell = '/usr/sbin/nologin';
 const SHELL_CHOICES = SHELLS.map((shell) => ({ value: shell, label: shell === DEFAULT_SHELL ? `${shell} (no interactive login)` : shell }));
 const HOST_ACCOUNT_FIELDS = ['username', 'shell', 'uid', 'gid', 'password', 'generatePassword'] as const;
+const PRINCIPAL_FIELDS = [...HOST_ACCOUNT_FIELDS, 'databaseChoice'] as const;
 
 const kindLabel = (principal: Principal) => (principal.kind === 'system' ? 'Host account' : 'Database user');
 
@@ -204,19 +205,35 @@ function CreateHostAccount({ organizationId, onCreated }: { organizationId: stri
   );
 }
 
-/** Shell and ids of a host account, and any principal's write-only password; sends only what changed. */
+/**
+ * Shell and ids of a host account, the databases a database user is meant for, and any
+ * principal's write-only password; sends only what changed.
+ */
 function EditPrincipalForm({ principal, onSaved, onCancel }: { principal: Principal; onSaved: (principal: WrittenPrincipal) => void; onCancel: () => void }) {
   const isHostAccount = principal.kind === 'system';
   const options = principal.options ?? {};
   const shown: Record<string, string> = isHostAccount ? { shell: options.shell ?? DEFAULT_SHELL, uid: options.uid?.toString() ?? '', gid: options.gid?.toString() ?? '' } : {};
-  const form = useForm(HOST_ACCOUNT_FIELDS, { paths: { 'options.shell': 'shell' } }, shown);
+  const form = useForm(PRINCIPAL_FIELDS, { paths: { 'options.shell': 'shell' } }, shown);
   const [generate, setGenerate] = useState(false);
+  const managedId = principal.managedId;
+  const cluster = useResource(`managed-cluster:${managedId ?? ''}`, () => (managedId ? managedApi.get(managedId) : Promise.resolve(null)));
+  const storedDatabases = principal.metadata?.databases ?? [];
   const save = form.onSubmit(async (values, edited) => {
     // The form shows every key of a host account's options, so a change sends the whole object.
     const optionsChanged = ['shell', 'uid', 'gid'].some((name) => name in edited);
-    const changes = { ...(optionsChanged ? { options: hostOptions(values) } : {}), ...passwordChange(values, generate) };
+    const databases = cluster.data ? chosenDatabases(form.formRef) : storedDatabases;
+    const databasesChanged = !sameValue([...databases].sort(), [...storedDatabases].sort());
+    const changes = {
+      ...(optionsChanged ? { options: hostOptions(values) } : {}),
+      ...(databasesChanged ? { metadata: { databases } } : {}),
+      ...passwordChange(values, generate),
+    };
     if (isUnchanged(changes)) return onCancel();
-    onSaved(await principalApi.update(principal.id, changes));
+    try {
+      onSaved(await principalApi.update(principal.id, changes));
+    } catch (error) {
+      onListField(error, 'metadata.databases', 'databaseChoice', databases);
+    }
   });
   const heading = `Edit ${principal.username}`;
   return (
@@ -227,6 +244,7 @@ function EditPrincipalForm({ principal, onSaved, onCancel }: { principal: Princi
           {kindLabel(principal)} <code>{principal.appliedUsername}</code>: the username is fixed once created.
         </p>
         {isHostAccount && <HostAccountFields fieldProps={form.fieldProps} />}
+        {cluster.data && <DatabaseChoice field={form.fieldProps('databaseChoice')} databases={databasesOf(cluster.data)} chosen={storedDatabases} />}
         <PasswordFields fieldProps={form.fieldProps} generate={generate} onGenerate={setGenerate} replacing />
         <FormAlert problem={form.problem} />
         <div class="row">

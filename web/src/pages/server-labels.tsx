@@ -4,7 +4,7 @@
  * (`node.labels.disk == ssd`) and spread preferences match them; tags stay for grouping.
  */
 import { useState } from 'preact/hooks';
-import { LABEL_KEY, LABEL_VALUE, MAX_SERVER_LABELS } from '../../../src/compose/planner/labels.ts';
+import { LABEL_KEY, LABEL_VALUE, MAX_SERVER_LABELS } from '../../../src/contract/servers.ts';
 import { deployApi, type Server } from '../deploy-api.ts';
 import { FormAlert, SubmitButton, useForm } from '../forms.tsx';
 

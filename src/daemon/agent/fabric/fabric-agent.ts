@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { FabricCommandPayload, FabricConfig, FabricNetwork, type FabricStatus } from '../../../contract/fabric.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import type { CommandFrame } from '../../protocol.ts';
+import type { CommandFrame } from '../../../contract/daemon-protocol.ts';
 import type { CommandOutcome } from '../compose-runner.ts';
 import { writePrivateFile } from '../identity.ts';
 import { type HostNetwork, HostNetworkError } from './host-network.ts';

@@ -12,33 +12,17 @@
  * then hands them to the hub, which delivers each now or when its daemon next connects.
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { Actor } from '../../../domain/actor.ts';
 import { planDeploy } from '../../../domain/deploy/plan.ts';
 import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { IdParams } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Deployed, Deployment as DeploymentResponse, DeployRequest, TeardownRequest } from '../../../contract/deployments.ts';
+import { presentDeployment } from './deployments.ts';
 import { PLACEMENT_REFUSAL_CODES } from '../../../contract/errors.ts';
-import { errorResponses, IdParams } from '../../schemas.ts';
-import { DeploymentSchema, presentDeployment } from './deployments.ts';
-
-const DeployBody = v.optional(
-  v.strictObject(
-    {
-      /** Proceed although the plan warns about health checks. */
-      acknowledgeHealthCheckWarnings: v.optional(v.boolean()),
-      /** Build without the layer cache (services with `build`). */
-      noCache: v.optional(v.boolean()),
-      /** A source reference to deploy; not supported (501). */
-      ref: v.optional(v.unknown()),
-    },
-    'unknown field',
-  ),
-);
-const NoBody = v.optional(v.strictObject({}, 'unknown field'));
-
-const DeployedSchema = v.object({ ...DeploymentSchema.entries, warnings: v.array(v.string()) });
 
 /** Hands the new commands to the hub and tells subscribers about the new rows. */
 function announce(deps: AppDeps, enqueued: Enqueued): void {
@@ -71,8 +55,8 @@ export const deployRoutes = (deps: AppDeps) => {
       },
       {
         params: IdParams,
-        body: DeployBody,
-        response: { 202: DeployedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'server_placement_required', 'server_key_missing', 'secret_unreadable', 'compose_invalid', 'validation_failed', 'source_ref_unsupported', ...PLACEMENT_REFUSAL_CODES) },
+        body: DeployRequest,
+        response: { 202: Deployed, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'server_placement_required', 'server_key_missing', 'secret_unreadable', 'compose_invalid', 'validation_failed', 'source_ref_unsupported', ...PLACEMENT_REFUSAL_CODES) },
         detail: {
           summary: 'Deploy the environment: plan, compile one document per server, pre-allocate containers and queue a command for each server',
           description:
@@ -86,14 +70,14 @@ export const deployRoutes = (deps: AppDeps) => {
     )
     .post('/:id/stop', teardown('stop'), {
       params: IdParams,
-      body: NoBody,
-      response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
-      detail: { summary: "Stop the environment's containers on every server it runs on (volumes kept)" },
+      body: TeardownRequest,
+      response: { 202: DeploymentResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
+      detail: { summary: "Stop the environment's containers on the server it was last deployed to (volumes kept)" },
     })
     .post('/:id/destroy', teardown('destroy'), {
       params: IdParams,
-      body: NoBody,
-      response: { 202: DeploymentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
-      detail: { summary: "Destroy the environment's containers and volumes on every server it runs on" },
+      body: TeardownRequest,
+      response: { 202: DeploymentResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
+      detail: { summary: "Destroy the environment's containers and volumes on the server it was last deployed to" },
     });
 };

@@ -1,53 +1,12 @@
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Server, serverFlags, serverStatuses } from '../../../db/schema/index.ts';
-import { LABEL_KEY, LABEL_VALUE, MAX_SERVER_LABELS } from '../../../compose/planner/labels.ts';
+import { type Server } from '../../../db/schema/index.ts';
 import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, refuseArrays, Uuid } from '../../schemas.ts';
-
-/** Key/value labels the planner matches (`node.labels.<key>`); tags stay tags. */
-const Labels = v.pipe(
-  refuseArrays(
-    v.record(
-      v.pipe(v.string(), v.regex(LABEL_KEY, 'label keys are letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63')),
-      v.pipe(v.string(), v.regex(LABEL_VALUE, 'label values are 1-255 characters without control characters or surrounding spaces')),
-    ),
-  ),
-  v.check((labels) => Object.keys(labels).length <= MAX_SERVER_LABELS, `at most ${MAX_SERVER_LABELS} labels`),
-);
-
-/** Servers are enrolled by their daemon, not created here. */
-const UpdateBody = v.strictObject(
-  {
-    name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
-    /** Replaces the server's whole label set. */
-    labels: v.optional(Labels),
-  },
-  'unknown field',
-);
-
-const ServerSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  name: v.string(),
-  hostname: v.nullable(v.string()),
-  machineId: v.nullable(v.string()),
-  isLocal: v.boolean(),
-  status: v.picklist(serverStatuses),
-  lastSeenAt: v.nullable(v.string()),
-  /** Set when the hub saw something it will not merge silently (e.g. two machines with one machine id). */
-  flag: v.nullable(v.picklist(serverFlags)),
-  flaggedAt: v.nullable(v.string()),
-  /** The daemon key secrets are sealed to; null until a daemon enrolled or said hello. */
-  daemonKeyId: v.nullable(v.string()),
-  /** Key/value labels placement constraints and spread preferences match (`node.labels.<key>`). */
-  labels: v.record(v.string(), v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Server as ServerResponse, ServerListQuery, ServerUpdate } from '../../../contract/servers.ts';
 
 /** The server as GET /servers/:id answers it (also pushed on /ws/client/v1). */
 export const presentServer = (row: Server) => ({
@@ -76,14 +35,14 @@ export const serverRoutes = (deps: AppDeps) =>
         return { data: page.data.map(presentServer), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(ServerSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: ServerListQuery,
+        response: { 200: listEnvelope(ServerResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the servers of an organization' },
       },
     )
     .get('/:id', ({ actor, params }) => presentServer(loadServer(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ServerSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: ServerResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a server' },
     })
     .patch(
@@ -95,8 +54,8 @@ export const serverRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        body: UpdateBody,
-        response: { 200: ServerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        body: ServerUpdate,
+        response: { 200: ServerResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Rename a server or replace its labels (organization admins)' },
       },
     )
