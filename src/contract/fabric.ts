@@ -122,3 +122,59 @@ export const FabricStatus = v.object({
   ),
 });
 export type FabricStatus = v.InferOutput<typeof FabricStatus>;
+
+/** PATCH /organizations/{id}/fabric (owners). */
+export const FabricSettingsUpdate = v.strictObject(
+  {
+    /** Turns the fabric on (every server whose daemon reported a key joins) or off (every member takes it down). */
+    enabled: v.optional(v.boolean()),
+    /** The servers' mesh addresses: a private /8 to /24 clear of Docker's pools; only while the fabric is off. */
+    meshRange: v.optional(v.pipe(v.string(), v.maxLength(18))),
+    /** The /24 of each network spanning servers comes from here: a private /8 to /22; only while no network uses it. */
+    containerRange: v.optional(v.pipe(v.string(), v.maxLength(18))),
+  },
+  'unknown field',
+);
+export type FabricSettingsUpdate = v.InferInput<typeof FabricSettingsUpdate>;
+
+export const FABRIC_MEMBER_STATES = ['converged', 'pending', 'error', 'not_member'] as const;
+
+/** GET /organizations/{id}/fabric: the settings and every server of the organization. */
+export const FabricView = v.object({
+  organizationId: v.string(),
+  enabled: v.boolean(),
+  meshRange: v.string(),
+  containerRange: v.string(),
+  servers: v.array(
+    v.object({
+      serverId: v.string(),
+      name: v.string(),
+      /** The daemon's connection: a disconnected member keeps its tunnels. */
+      status: v.string(),
+      /** converged: its daemon applied the configuration last sent; pending: not yet; error: it could not (reason); not_member. */
+      state: v.picklist(FABRIC_MEMBER_STATES),
+      /** Why it is not converged, in a sentence; null when it is. */
+      reason: v.nullable(v.string()),
+      meshAddress: v.nullable(v.string()),
+      /** The UDP port its WireGuard listens on: open it to the other servers. */
+      listenPort: v.nullable(v.number()),
+      publicKey: v.nullable(v.string()),
+      candidates: v.array(v.string()),
+      endpoint: v.nullable(v.string()),
+      datacenter: v.nullable(v.string()),
+      /** When its daemon last reported (handshakes are as of then). */
+      reportedAt: v.nullable(v.string()),
+      peers: v.array(
+        v.object({
+          serverId: v.string(),
+          name: v.string(),
+          /** Where this server sends to the peer (admin endpoint, same-datacenter private address, public address). */
+          endpoint: v.nullable(v.string()),
+          /** The last WireGuard handshake with the peer; null before the first. */
+          lastHandshakeAt: v.nullable(v.string()),
+        }),
+      ),
+    }),
+  ),
+});
+export type FabricView = v.InferOutput<typeof FabricView>;

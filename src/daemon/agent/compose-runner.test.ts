@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { generateDaemonKeyPair, sealForDaemon } from '../../crypto/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import type { CommandFrame } from '../../contract/daemon-protocol.ts';
-import { ComposeRunner, type ProjectCommand } from './compose-runner.ts';
+import { ComposeRunner, type ProjectCommand, type ProjectFabric } from './compose-runner.ts';
 import { type CommandResult, DockerCli } from './docker-cli.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';
@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 /** A runner on a fresh state dir whose Docker answers from `script` (longest argv prefix wins) and records calls. */
-async function setup(script: Record<string, CommandResult> = {}) {
+async function setup(script: Record<string, CommandResult> = {}, fabric?: ProjectFabric) {
   const stateDir = await mkdtemp(join(tmpdir(), 'panel-runner-'));
   tempDirs.push(stateDir);
   const calls: Call[] = [];
@@ -61,7 +61,7 @@ async function setup(script: Record<string, CommandResult> = {}) {
     return longestPrefix ? answers[longestPrefix]! : ok('');
   });
   const logLines: string[] = [];
-  const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)) });
+  const runner = new ComposeRunner({ stateDir, docker, fabric, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)) });
   const projectDir = join(stateDir, 'projects', 'shop');
   return { stateDir, projectDir, calls, runner, logLines, answers };
 }
@@ -243,4 +243,42 @@ test('commands of one project run one after another', async () => {
   await Promise.all([runner.execute(deployCommand()), runner.execute(projectCommand('stop')), runner.execute(deployCommand())]);
   const order = calls.map((call) => call.argv).filter((argv) => / (up|down) /.test(`${argv} `)).map((argv) => (argv.includes(' up ') ? 'up' : 'down'));
   expect(order).toEqual(['up', 'down', 'up']);
+});
+
+describe('networks spanning servers (the overlay fabric)', () => {
+  const NETWORKS = [{ network: 'mesh', bridge: 'pnf1', subnet: '10.210.1.0/24', internal: false, peers: [{ serverId: SERVER_ID, subnet: '10.210.2.0/24' }] }];
+
+  test('a deploy attaches its networks after Compose validated the document and before up; stop and destroy detach them', async () => {
+    const events: string[] = [];
+    /** The Compose subcommands run so far, then the fabric call. */
+    let seen: () => string[] = () => [];
+    const fabric: ProjectFabric = {
+      attach: async (project, networks) => void events.push(...seen(), `attach ${project} [${networks.map((network) => network.bridge).join(',')}]`),
+      detach: async (project) => void events.push(...seen(), `detach ${project}`),
+    };
+    const { runner, calls } = await setup({}, fabric);
+    const subcommands = () => calls.splice(0).flatMap((call) => call.argv.match(/ (config|up|down)( |$)/)?.[1] ?? []);
+    seen = subcommands;
+    await runner.execute(deployCommand({ fabric: NETWORKS }));
+    await runner.execute(deployCommand());
+    await runner.execute(projectCommand('stop'));
+    events.push(...subcommands());
+    expect(events).toEqual(['config', 'attach shop [pnf1]', 'up', 'config', 'attach shop []', 'up', 'down', 'detach shop']);
+  });
+
+  test('a server that cannot carry them fails the deploy before up, keeping what ran', async () => {
+    const fabric: ProjectFabric = {
+      attach: async () => {
+        throw Object.assign(new Error('this server has no fabric configuration yet'), { code: 'fabric_not_ready' });
+      },
+      detach: async () => {},
+    };
+    const { runner, calls, projectDir } = await setup({}, fabric);
+    const outcome = await runner.execute(deployCommand({ fabric: NETWORKS }));
+    expect(outcome.result).toEqual({ ok: false, error: { code: 'fabric_not_ready', message: 'this server has no fabric configuration yet' } });
+    expect(calls.some((call) => call.argv.includes(' up '))).toBe(false);
+    expect(existsSync(`${projectDir}.staging`)).toBe(false);
+    const withoutFabric = await setup();
+    expect((await withoutFabric.runner.execute(deployCommand({ fabric: NETWORKS }))).result).toMatchObject({ ok: false, error: { code: 'fabric_not_ready' } });
+  });
 });

@@ -3,7 +3,6 @@
  * - the settings (on/off and the two ranges): the owner's, like the other opt-ins that hand
  *   out power over the servers. The mesh range changes only while the fabric is off, the
  *   container range only while no network spans servers with it (addresses in use stay valid);
- * - a server's endpoint and datacenter (admins), which reconcile the mesh;
  * - the fabric view: every server of the organization, converged / pending / error / not a
  *   member with the reason, its allocations, and each peer with the endpoint it is reached at
  *   and the last handshake;
@@ -18,8 +17,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { FabricReadiness } from '../../compose/planner/plan.ts';
 import { type Actor, authorize } from '../actor.ts';
 import { findOrganization, updateOrganizationRow } from '../organizations/queries.ts';
-import { serversOfOrganization, updateServerRow } from '../servers/queries.ts';
-import { loadServer } from '../servers/service.ts';
+import { serversOfOrganization } from '../servers/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import { membersOf, organizationHasSubnets } from './queries.ts';
 import { reconcileFabric } from './reconcile.ts';
@@ -70,23 +68,6 @@ export function updateFabricSettings(ctx: FabricContext, actor: Actor, organizat
   // On: members join (or learn the new container range); off: they take the fabric down.
   const commands = enabled || current.isFabricEnabled ? reconcileFabric(db, organizationId, { now: ctx.clock.now() }) : [];
   return { organization, commands };
-}
-
-export interface ServerFabricChanges {
-  /** null clears it: the candidates the daemon reports are used again. */
-  fabricEndpoint?: string | null;
-  datacenter?: string | null;
-}
-
-/** Admins: where a server is reached and which datacenter it is in. Answers the server and the queued commands. */
-export function updateServerFabric(ctx: FabricContext, actor: Actor, serverId: string, changes: ServerFabricChanges): { server: Server; commands: DaemonCommand[] } {
-  const row = loadServer(ctx.db, actor, serverId, 'write');
-  const set: ServerFabricChanges = {};
-  if (changes.fabricEndpoint !== undefined && changes.fabricEndpoint !== row.fabricEndpoint) set.fabricEndpoint = changes.fabricEndpoint;
-  if (changes.datacenter !== undefined && changes.datacenter !== row.datacenter) set.datacenter = changes.datacenter;
-  if (Object.keys(set).length === 0) return { server: row, commands: [] };
-  const server = updateServerRow(ctx.db, serverId, set);
-  return { server, commands: reconcileFabric(ctx.db, row.organizationId, { now: ctx.clock.now() }) };
 }
 
 export type MemberState = 'converged' | 'pending' | 'error' | 'not_member';

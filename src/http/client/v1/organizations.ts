@@ -16,6 +16,7 @@ const present = (row: Organization) => ({
   isRandomizeUsernames: row.isRandomizeUsernames,
   isDeployHooksEnabled: row.isDeployHooksEnabled,
   isHostAccessAllowed: row.isHostAccessAllowed,
+  isFabricEnabled: row.isFabricEnabled,
   ...timestampsOf(row),
 });
 

@@ -22,8 +22,17 @@ export const presentServer = (row: Server) => ({
   flaggedAt: isoOrNull(row.flaggedAt),
   daemonKeyId: row.daemonKeyId,
   labels: row.labels,
+  wireguardPublicKey: row.wireguardPublicKey,
+  fabricCandidates: row.fabricCandidates,
+  fabricEndpoint: row.fabricEndpoint,
+  datacenter: row.datacenter,
   ...timestampsOf(row),
 });
+
+/** Hands the fabric commands a change queued to the hub (each server's daemon gets them now or at its next connect). */
+export function dispatchCommands(deps: AppDeps, commands: readonly { serverId: string }[]): void {
+  for (const serverId of new Set(commands.map((command) => command.serverId))) deps.hub.dispatch(serverId);
+}
 
 export const serverRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/servers', detail: { tags: ['servers'] } })
@@ -48,26 +57,32 @@ export const serverRoutes = (deps: AppDeps) =>
     .patch(
       '/:id',
       ({ actor, params, body }) => {
-        const row = updateServer(deps.db, actor, params.id, body);
-        deps.hub.feed.server(row);
-        return presentServer(row);
+        const { server, commands } = updateServer(deps, actor, params.id, body);
+        deps.hub.feed.server(server);
+        dispatchCommands(deps, commands);
+        return presentServer(server);
       },
       {
         params: IdParams,
         body: ServerUpdate,
         response: { 200: ServerResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: 'Rename a server or replace its labels (organization admins)' },
+        detail: {
+          summary: 'Rename a server, replace its labels or set where the overlay fabric reaches it (organization admins)',
+          description: 'A new `fabricEndpoint` or `datacenter` reconciles the fabric: the members whose peer configuration changes get it as a command.',
+        },
       },
     )
     .delete(
       '/:id',
       ({ actor, params, set }) => {
-        deps.hub.feed.serverDeleted(deleteServer(deps.db, actor, params.id));
+        const { server, commands } = deleteServer(deps, actor, params.id);
+        deps.hub.feed.serverDeleted(server);
+        dispatchCommands(deps, commands);
         set.status = 204;
       },
       {
         params: IdParams,
         response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
-        detail: { summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)' },
+        detail: { summary: 'Delete a server (409 has_dependents while work is pinned to or running on it); it leaves every fabric peer list' },
       },
     );
