@@ -37,6 +37,7 @@ export const DAEMON_USAGE = `usage:
 
 state dir: --state-dir, PANEL_DAEMON_STATE_DIR or /var/lib/panel-daemon
 socket:    --socket, PANEL_DAEMON_SOCKET or /run/panel/daemon.sock
+fabric:    PANEL_DAEMON_FABRIC_STATUS_SECONDS (60): how often the fabric state is reported
 exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential refused (re-join)
 `;
 
@@ -147,6 +148,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
     host: new HostNetwork(createCommandRunner({ ...env, PATH: `${env.PATH ? `${env.PATH}:` : ''}${SYSTEM_PATH}` }, logger)),
     logger,
     send: (status) => connection?.notify({ type: 'fabric', ...status }) ?? false,
+    statusIntervalMs: seconds(env.PANEL_DAEMON_FABRIC_STATUS_SECONDS, 60) * 1000,
   });
   await fabric.restore();
   fabric.start();
@@ -226,6 +228,12 @@ function stopSignal(given: AbortSignal | undefined): { signal: AbortSignal; rele
       process.off('SIGTERM', stop);
     },
   };
+}
+
+/** A whole number of seconds from 1 to 3600, else the default. */
+function seconds(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return value !== undefined && Number.isInteger(parsed) && parsed >= 1 && parsed <= 3600 ? parsed : fallback;
 }
 
 function logLevel(value: string | undefined): LogLevel {
