@@ -31,10 +31,14 @@ export const deployApi = {
     rename: (id: string, name: string) => call<Server>('PATCH', `client/v1/servers/${id}`, { name }),
     /** Replaces the whole label set. */
     setLabels: (id: string, labels: Record<string, string>) => call<Server>('PATCH', `client/v1/servers/${id}`, { labels }),
+    /** Where the overlay fabric reaches the server; null clears a setting. */
+    setReach: (id: string, reach: { fabricEndpoint?: string | null; datacenter?: string | null }) => call<Server>('PATCH', `client/v1/servers/${id}`, reach),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
   },
   joinTokens: {
-    create: (organizationId: string) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', { organizationId }),
+    /** With `replacesServerId`, the enrollment takes over that server (how an enrolled machine joins again). */
+    create: (organizationId: string, replacesServerId?: string) =>
+      call<CreatedJoinToken>('POST', 'client/v1/join-tokens', replacesServerId ? { organizationId, replacesServerId } : { organizationId }),
   },
   services: {
     list: (query: { environmentId: string; cursor?: string }) => call<Page<Service>>('GET', 'client/v1/services', undefined, query),

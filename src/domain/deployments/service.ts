@@ -19,8 +19,8 @@ import { container, type Container, type DaemonCommand, type Deployment, type De
 import { sealForDaemon } from '../../crypto/index.ts';
 import { composeProjectName } from '../../compose/naming.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { conflict, notFound } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict } from '../../lib/errors.ts';
+import { type Access, type Actor, loadFor, inOrganization } from '../actor.ts';
 import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
 import { replaceEnvironmentSubnets } from '../fabric/queries.ts';
 import type { DeployPlan } from '../deploy/plan.ts';
@@ -54,10 +54,7 @@ export interface DeploymentContext {
 }
 
 export function loadDeployment(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedDeployment {
-  const row = findDeployment(db, id);
-  if (!row) throw notFound('deployment');
-  authorize(actor, row.organizationId, access, 'deployment');
-  return row;
+  return loadFor(actor, access, 'deployment', findDeployment(db, id));
 }
 
 export function listDeployments(db: Queryable, actor: Actor, environmentId: string, page: PageRequest): Page<Deployment> {
@@ -78,9 +75,7 @@ function recipientOf(target: Server) {
 
 /** A server of the plan, re-read: it must still belong to the environment's organization. */
 function serverOfPlan(db: Queryable, plan: DeployPlan, id: string): Server {
-  const target = findServer(db, id);
-  if (!target || target.organizationId !== plan.environment.organizationId) throw notFound('server');
-  return target;
+  return inOrganization(findServer(db, id), plan.environment.organizationId, 'server');
 }
 
 /**
