@@ -83,7 +83,7 @@ describe('endpoints', () => {
 });
 
 describe('hash', () => {
-  test('stable across runs and key order, sha256 of the canonical JSON', () => {
+  test('stable across runs and key order, sha256 of the JSON in one field order', () => {
     const config = fabricConfigs(SETTINGS, [member(1), member(2)]).get(member(1).serverId)!;
     const reordered = JSON.parse(JSON.stringify({ peers: config.peers, mtu: config.mtu, containerRange: config.containerRange, listenPort: config.listenPort, address: config.address }));
     expect(fabricConfigHash(reordered)).toBe(fabricConfigHash(config));

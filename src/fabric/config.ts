@@ -52,19 +52,45 @@ export function endpointWithPort(endpoint: string, listenPort: number): string {
   return /:\d+$/.test(endpoint) ? endpoint : `${endpoint}:${listenPort}`;
 }
 
+/** A member's addresses by kind, worked out once per member rather than once per pair. */
+interface Reachable {
+  /** The admin's endpoint with its port. */
+  endpoint: string | null;
+  private?: string;
+  publicV4?: string;
+  publicV6?: string;
+  first?: string;
+}
+
+function reachableOf(member: FabricMember): Reachable {
+  const reach: Reachable = { endpoint: member.endpoint === null ? null : endpointWithPort(member.endpoint, member.listenPort) };
+  for (const candidate of member.candidates) {
+    const address = withPort(candidate, member.listenPort);
+    reach.first ??= address;
+    const kind = candidateKind(candidate);
+    if (kind === 'private') reach.private ??= address;
+    else if (kind === 'public-ipv4') reach.publicV4 ??= address;
+    else reach.publicV6 ??= address;
+  }
+  return reach;
+}
+
+function endpointBetween(from: FabricMember, to: FabricMember, reach: Reachable): string | null {
+  if (reach.endpoint !== null) return reach.endpoint;
+  const sameDatacenter = from.datacenter !== null && from.datacenter === to.datacenter;
+  return (sameDatacenter ? reach.private : undefined) ?? reach.publicV4 ?? reach.publicV6 ?? reach.first ?? null;
+}
+
 /** Where `from` sends to `to`, or null when `to` reported nothing to reach it at. */
 export function chooseEndpoint(from: FabricMember, to: FabricMember): string | null {
-  if (to.endpoint !== null) return endpointWithPort(to.endpoint, to.listenPort);
-  const sameDatacenter = from.datacenter !== null && from.datacenter === to.datacenter;
-  const ofKind = (kind: ReturnType<typeof candidateKind>) => to.candidates.find((candidate) => candidateKind(candidate) === kind);
-  const chosen = (sameDatacenter ? ofKind('private') : undefined) ?? ofKind('public-ipv4') ?? ofKind('public-ipv6') ?? to.candidates[0];
-  return chosen === undefined ? null : withPort(chosen, to.listenPort);
+  return endpointBetween(from, to, reachableOf(to));
 }
 
 /** The configuration of every member, by server id; peers in server id order. */
 export function fabricConfigs(settings: FabricSettings, members: readonly FabricMember[]): Map<string, FabricConfig> {
   const meshPrefix = parseCidr(settings.meshRange)!.prefix;
   const sorted = [...members].sort((a, b) => (a.serverId < b.serverId ? -1 : a.serverId > b.serverId ? 1 : 0));
+  const reach = sorted.map(reachableOf);
   return new Map(
     sorted.map((member) => [
       member.serverId,
@@ -73,24 +99,20 @@ export function fabricConfigs(settings: FabricSettings, members: readonly Fabric
         listenPort: member.listenPort,
         mtu: FABRIC_MTU,
         containerRange: settings.containerRange,
-        peers: sorted
-          .filter((peer) => peer.serverId !== member.serverId)
-          .map((peer): FabricPeer => ({ serverId: peer.serverId, publicKey: peer.publicKey, meshAddress: peer.meshAddress, endpoint: chooseEndpoint(member, peer) })),
+        peers: sorted.flatMap((peer, i): FabricPeer[] =>
+          peer === member ? [] : [{ serverId: peer.serverId, publicKey: peer.publicKey, meshAddress: peer.meshAddress, endpoint: endpointBetween(member, peer, reach[i]!) }],
+        ),
       },
     ]),
   );
 }
 
-/** JSON with object keys sorted at every level: one text per value, whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+/**
+ * The hash of a configuration: `sha256:<hex>` of its JSON with the fields in one fixed order
+ * (rebuilt here, so the order the object came in never changes the hash).
+ */
+export function fabricConfigHash(config: FabricConfig): string {
+  const { address, listenPort, mtu, containerRange } = config;
+  const peers = config.peers.map(({ serverId, publicKey, meshAddress, endpoint }) => ({ serverId, publicKey, meshAddress, endpoint }));
+  return `sha256:${createHash('sha256').update(JSON.stringify({ address, listenPort, mtu, containerRange, peers })).digest('hex')}`;
 }
-
-/** The hash of a configuration: `sha256:<hex>` of its canonical JSON. */
-export const fabricConfigHash = (config: FabricConfig) => `sha256:${createHash('sha256').update(canonicalJson(config)).digest('hex')}`;

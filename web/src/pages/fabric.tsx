@@ -263,7 +263,7 @@ function ReachForm({ server, onDone }: { server: FabricServer; onDone: () => voi
       <FormAlert problem={form.problem} />
       <div class="row">
         <SubmitButton busy={form.busy} busyLabel="Saving…">
-          Save
+          Save endpoint
         </SubmitButton>
         <button type="button" onClick={onDone}>
           Cancel
