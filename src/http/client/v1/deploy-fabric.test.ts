@@ -10,6 +10,7 @@ import { eq } from 'drizzle-orm';
 import { parseComposeText } from '../../../compose/document.ts';
 import type { JsonObject } from '../../../compose/values.ts';
 import { daemonCommand, deployment, environment, fabricSubnet } from '../../../db/schema/index.ts';
+import { assertComposeAccepts } from '../../../domain/deploy/testing.ts';
 import { clientAs } from '../../../../test/client.ts';
 import { enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../../test/harness.ts';
@@ -130,6 +131,10 @@ describe('a deploy whose overlay network spans servers', () => {
     expect(model.networks.mesh).toMatchObject({ driver: 'bridge', ipam: { config: [{ subnet: '10.210.1.0/24' }] } });
     expect(model.services.api!.extra_hosts).toEqual(['client:10.210.0.2', 'client:10.210.2.2']);
     expect(subnets(t)).toEqual(['mesh 10.210.0.0/24', 'mesh 10.210.1.0/24', 'mesh 10.210.2.0/24']);
+    // Compose and the daemon's own policy check accept each server's document with its command's fabric.
+    await assertComposeAccepts(
+      payloads.map((payload, i) => ({ name: `h${i + 1}`, project: `pn-${environmentId}`, yaml: payload.compose, secretNames: [], fabric: payload.fabric })),
+    );
 
     // A redeploy keeps them; destroy frees them.
     expect((await admin('POST', `/environments/${environmentId}/deploy`, {})).status).toBe(202);
