@@ -100,6 +100,8 @@ function seedOrganization(t: TestApp, caller: TestCaller): Ids {
   const webhookId = newId();
   add('webhook', { id: webhookId, organization_id: org, url: 'https://hooks.example.test/panel', secret: sealed('webhook', 'secret', webhookId) });
   add('webhook_delivery', { webhook_id: webhookId, event_id: eventId, status: 'delivered', attempts: 1 });
+  add('fabric_member', { server_id: serverId, organization_id: org, mesh_address: '10.209.0.1', listen_port: 51820, desired_hash: `sha256:${'0'.repeat(64)}` });
+  add('fabric_subnet', { organization_id: org, environment_id: environmentId, server_id: serverId, network: 'mesh', subnet: '10.210.0.0/24' });
   add('join_token', { organization_id: org, created_by_user_id: caller.userId, token_hash: hashToken(newOpaqueToken('pnj')), expires_at: t.clock.now().getTime() + 3_600_000 });
   const systemPrincipalId = add('principal', { organization_id: org, kind: 'system', provider: 'server', username: 'app', applied_username: 'app' });
   const databasePrincipalId = add(

@@ -12,6 +12,8 @@ export const Organization = v.object({
   /** Bounds of retained container logs; null: the operator's (PANEL_LOG_RETENTION_BYTES, PANEL_LOG_RETENTION_DAYS). */
   logRetentionBytes: v.nullable(v.number()),
   logRetentionDays: v.nullable(v.number()),
+  /** The overlay fabric is on (its settings and state: GET /organizations/{id}/fabric). */
+  isFabricEnabled: v.boolean(),
   ...Timestamps,
 });
 export type Organization = v.InferOutput<typeof Organization>;

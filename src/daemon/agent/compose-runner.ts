@@ -16,9 +16,13 @@
  * never replaces a working one and nothing starts. Plaintext secrets exist only in 0600 files:
  * never in argv, an environment, a log line or a result.
  *
+ * A deploy's networks that span servers are attached to the overlay fabric (`fabric`, the fabric
+ * agent) after the checks and before `up`; the policy admits exactly their bridges and subnets.
+ *
  * Stop is `compose stop`: the containers stay (exited, same ids) and start again on the next
  * deploy. Destroy is `compose down --volumes`: containers, networks and volumes go, and so do the
- * project's folders. While a command runs, the project's containers are listed every
+ * project's folders; the project's fabric networks are detached when its network goes (destroy,
+ * and a stop that removes). While a command runs, the project's containers are listed every
  * PROGRESS_INTERVAL_MS and each listing that differs from the last is handed to `progress`, so
  * the console watches containers start, stop or disappear one by one. Every step and every line
  * Compose prints go to `output` (the deploy log), and a deploy ends its log with the containers'
@@ -37,7 +41,10 @@ import type { Logger } from '../../lib/logger.ts';
 import { CommandOutput } from './command-output.ts';
 import { type ComposeCli, ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
 import { checkProject } from './project-check.ts';
+import type { FabricNetwork } from '../../contract/fabric.ts';
 
+/** The commands about one Compose project (the fabric's are the fabric agent's). */
+export type ProjectCommand = Exclude<CommandFrame, { kind: 'fabric' }>;
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
 type StopPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
 type ProjectPayload = Extract<CommandFrame, { kind: 'destroy' }>['payload'];
@@ -51,12 +58,22 @@ export interface CommandOutcome {
 
 export type ProjectReport = NonNullable<CommandOutcome['report']>;
 
+/** Where a project's networks that span servers are routed and admitted (fabric/fabric-agent.ts). */
+export interface ProjectFabric {
+  /** Before `up`; an empty list detaches the project. Throws when this server cannot carry them. */
+  attach(project: string, networks: readonly FabricNetwork[]): Promise<void>;
+  /** After its networks are gone. */
+  detach(project: string): Promise<void>;
+}
+
 export interface ComposeRunnerOptions {
   stateDir: string;
   docker: DockerCli;
   /** Who envelopes are sealed to; null while a local daemon has not been welcomed yet. */
   identity: () => DaemonIdentity | null;
   logger: Logger;
+  /** The overlay fabric on this server; without one, a deploy with spanning networks fails. */
+  fabric?: ProjectFabric;
   /** Calls `tick` every `ms` until the returned function cancels it (tests tick by hand). */
   every?: (tick: () => void, ms: number) => () => void;
   /** How long a deploy waits for health checks that are still starting (default 60 s). */
@@ -107,7 +124,7 @@ export class ComposeRunner {
    * Runs one command; commands of one project run one after another, in arrival order.
    * `progress` gets the project's containers whenever they change while the command runs.
    */
-  execute(command: CommandFrame, progress?: (report: ProjectReport) => void, output: CommandOutput = new CommandOutput(command.id, null)): Promise<CommandOutcome> {
+  execute(command: ProjectCommand, progress?: (report: ProjectReport) => void, output: CommandOutput = new CommandOutput(command.id, null)): Promise<CommandOutcome> {
     const project = command.payload.project;
     const previous = this.projectQueues.get(project) ?? Promise.resolve();
     const run = previous.then(() => this.runWatched(command, progress, output));
@@ -120,7 +137,7 @@ export class ComposeRunner {
   }
 
   /** The command, with its project's containers listed on every progress tick while it runs. */
-  private async runWatched(command: CommandFrame, progress: ((report: ProjectReport) => void) | undefined, output: CommandOutput): Promise<CommandOutcome> {
+  private async runWatched(command: ProjectCommand, progress: ((report: ProjectReport) => void) | undefined, output: CommandOutput): Promise<CommandOutcome> {
     const project = command.payload.project;
     if (!progress || !PROJECT_NAME_PATTERN.test(project)) return this.runCommand(command, output);
     let finished = false;
@@ -150,7 +167,7 @@ export class ComposeRunner {
     }
   }
 
-  private async runCommand(command: CommandFrame, output: CommandOutput): Promise<CommandOutcome> {
+  private async runCommand(command: ProjectCommand, output: CommandOutput): Promise<CommandOutcome> {
     const { logger } = this.options;
     const project = command.payload.project;
     logger.info('command started', { commandId: command.id, kind: command.kind, project, deploymentId: command.payload.deploymentId });
@@ -195,6 +212,7 @@ export class ComposeRunner {
         projectDir,
         secretFiles: new Map([...secrets.keys()].map((name) => [name, join(panel, SECRETS_DIR, name)])),
         policy: payload.policy ?? TENANT_POLICY,
+        fabricNetworks: payload.fabric ?? [],
         resolve: () => this.resolvedModel(compose, project, staging),
         writableMounts: () => this.options.docker.writableBindSources(project),
       });
@@ -203,6 +221,7 @@ export class ComposeRunner {
       if (error instanceof DomainError) throw new CommandFailedError('compose_policy', error.message);
       throw error;
     }
+    await this.attachFabric(payload, staging);
 
     // A container keeps the secret file it was started with (a bind mount of the old inode), and
     // Compose does not recreate a service whose configuration is unchanged: when any secret
@@ -221,6 +240,19 @@ export class ComposeRunner {
     const up = await this.runCompose(compose, upArgs, projectDir, UP_TIMEOUT_MS, output);
     if (up.exitCode !== 0) throw new CommandFailedError('compose_up_failed', up.stderr.trim() || `compose up exited ${up.exitCode}`);
     return { deploymentId: payload.deploymentId, project, compose: `v${compose.generation}`, recreated: secretsChanged };
+  }
+
+  /** The deploy's spanning networks routed over the fabric before `up` (none detaches the project). */
+  private async attachFabric(payload: DeployPayload, staging: string): Promise<void> {
+    const networks = payload.fabric ?? [];
+    try {
+      if (this.options.fabric) await this.options.fabric.attach(payload.project, networks);
+      else if (networks.length > 0) throw new CommandFailedError('fabric_not_ready', 'this daemon runs no overlay fabric');
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      if (error instanceof CommandFailedError) throw error;
+      throw new CommandFailedError((error as { code?: string }).code ?? 'fabric_apply_failed', (error as Error).message);
+    }
   }
 
   /** Compose's own model of the staged project: `config` (JSON from v2, YAML from v1). */
@@ -247,8 +279,12 @@ export class ComposeRunner {
    */
   private async stop(payload: StopPayload, output: CommandOutput): Promise<Record<string, unknown>> {
     output.step(payload.remove ? 'Removing the containers (this server no longer runs them; volumes are kept)' : 'Stopping the containers (they are kept)');
-    if (payload.remove) await this.projectCommand(payload.project, ['down'], 'compose_down_failed', output);
-    else await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed', output);
+    if (payload.remove) {
+      await this.projectCommand(payload.project, ['down'], 'compose_down_failed', output);
+      await this.options.fabric?.detach(payload.project);
+    } else {
+      await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed', output);
+    }
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
@@ -256,6 +292,7 @@ export class ComposeRunner {
   private async destroy(payload: ProjectPayload, output: CommandOutput): Promise<Record<string, unknown>> {
     output.step('Removing the containers and their volumes');
     await this.projectCommand(payload.project, ['down', '--volumes', '--remove-orphans'], 'compose_down_failed', output);
+    await this.options.fabric?.detach(payload.project);
     const { projectDir, panel, staging, old } = this.projectPaths(payload.project);
     for (const path of [projectDir, panel, staging, old]) await rm(path, { recursive: true, force: true });
     return { deploymentId: payload.deploymentId, project: payload.project };

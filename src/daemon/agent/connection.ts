@@ -159,6 +159,7 @@ export class HubConnection {
       if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(text);
     },
   };
+  /** The current socket was welcomed: frames of the agent's own may go there. */
   private welcomed = false;
 
   /** Connects and reconnects until stopped or parked. */
@@ -374,6 +375,14 @@ export class HubConnection {
     this.send(socket, { type: 'ack', id });
     if (known.state === 'done') this.send(socket, known.result);
     this.options.logger.debug('command already known; not running it again', { commandId: id, state: known.state });
+    return true;
+  }
+
+  /** Sends a frame of the agent's own on the welcomed connection; false when there is none. */
+  notify(frame: Frame): boolean {
+    const socket = this.socket;
+    if (!socket || !this.welcomed || socket.readyState !== WebSocket.OPEN) return false;
+    this.send(socket, frame);
     return true;
   }
 

@@ -18,6 +18,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Each line of output as it arrives (a deploy log), besides the collected result. */
   onLine?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** Written to the child's stdin (closed after); without it stdin is /dev/null. */
+  stdin?: string;
 }
 
 export type CommandRunner = (argv: readonly string[], options?: RunOptions) => Promise<CommandResult>;
@@ -39,7 +41,7 @@ export function createCommandRunner(env: Record<string, string | undefined>, log
       child = Bun.spawn([...argv], {
         cwd: options.cwd,
         env: childEnv,
-        stdin: 'ignore',
+        stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
         stdout: 'pipe',
         stderr: 'pipe',
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

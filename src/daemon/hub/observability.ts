@@ -127,15 +127,19 @@ export class Observability {
     for (const input of containerEvents(this.db, environmentId, serverId, before, changed, statusText)) this.record(input);
   }
 
-  /** Output of a command that is open on this daemon's server; anything else is ignored. */
+  /**
+   * Output of a deployment's command that is open on this daemon's server; anything else (another
+   * server's, a finished one, a fabric command's, which belongs to no deployment) is ignored.
+   */
   output(daemon: DaemonOf, frame: OutputFrame): void {
     const command = findCommand(this.db, frame.commandId);
-    if (!command || command.serverId !== daemon.serverId || !OPEN.has(command.status)) return;
+    const deploymentId = command?.deploymentId;
+    if (!command || !deploymentId || command.serverId !== daemon.serverId || !OPEN.has(command.status)) return;
     // A deploy placed on several servers has one command (and one output) per server: say whose.
-    const prefix = this.serverPrefix(command.deploymentId, daemon.serverId);
+    const prefix = this.serverPrefix(deploymentId, daemon.serverId);
     const given = prefix ? frame.lines.map(([at, stream, text]) => [at, stream, `${prefix}${text}`] as typeof frame.lines[number]) : frame.lines;
-    const lines = this.db.transaction((tx) => appendDeploymentLog(tx, command.deploymentId, given, frame.omitted ?? 0, this.clock.now().getTime()));
-    if (lines.length > 0) this.deploymentLogs.publish(command.deploymentId, { deploymentId: command.deploymentId, lines });
+    const lines = this.db.transaction((tx) => appendDeploymentLog(tx, deploymentId, given, frame.omitted ?? 0, this.clock.now().getTime()));
+    if (lines.length > 0) this.deploymentLogs.publish(deploymentId, { deploymentId, lines });
   }
 
   /** `[server name] ` when the deployment runs on more than one server, else nothing. */

@@ -49,3 +49,4 @@ export * from './deployment_log.ts';
 export * from './metric.ts';
 export * from './event.ts';
 export * from './webhook.ts';
+export * from './fabric.ts';

@@ -21,6 +21,7 @@ import { environmentRoutes } from './environments.ts';
 import { eventRoutes } from './events.ts';
 import { logRoutes } from './logs.ts';
 import { metricRoutes } from './metrics.ts';
+import { fabricRoutes } from './fabric.ts';
 import { hostingRoutes } from './hostings.ts';
 import { managedRoutes } from './managed.ts';
 import { markerRoutes } from './markers.ts';
@@ -54,6 +55,7 @@ export const clientV1 = (deps: AppDeps): AnyElysia =>
     .use(certificateAuthorityRoutes(deps))
     .use(containerRoutes(deps))
     .use(serverRoutes(deps))
+    .use(fabricRoutes(deps))
     .use(tagRoutes(deps))
     .use(markerRoutes(deps))
     .use(variableRoutes(deps))
