@@ -11,6 +11,8 @@ export const Organization = v.object({
   isHostAccessAllowed: v.boolean(),
   /** Host access also on the control plane's own server: a superadmin's grant (admin surface), on top of isHostAccessAllowed. */
   isLocalHostAccessAllowed: v.boolean(),
+  /** The overlay fabric is on (its settings and state: GET /organizations/{id}/fabric). */
+  isFabricEnabled: v.boolean(),
   ...Timestamps,
 });
 export type Organization = v.InferOutput<typeof Organization>;
