@@ -12,6 +12,8 @@ export const Organization = v.object({
   /** Bounds of retained container logs; null: the operator's (PANEL_LOG_RETENTION_BYTES, PANEL_LOG_RETENTION_DAYS). */
   logRetentionBytes: v.nullable(v.number()),
   logRetentionDays: v.nullable(v.number()),
+  /** Host access also on the control plane's own server: a superadmin's grant (admin surface), on top of isHostAccessAllowed. */
+  isLocalHostAccessAllowed: v.boolean(),
   /** The overlay fabric is on (its settings and state: GET /organizations/{id}/fabric). */
   isFabricEnabled: v.boolean(),
   ...Timestamps,
@@ -25,7 +27,7 @@ export const OrganizationUpdate = strict({
   defaultEnvironmentName: v.optional(EnvironmentName),
   /** New principals get `<username>_<11 random characters>` as their applied username. */
   isRandomizeUsernames: v.optional(v.boolean()),
-  /** Owners only: lets Compose documents use host access (privileged, host paths, the Docker socket). */
+  /** Owners only: lets Compose documents use host access on the organization's servers (docs/SECURITY.md). */
   isHostAccessAllowed: v.optional(v.boolean()),
   /** Owners only: allows deploy hooks in service options. */
   isDeployHooksEnabled: v.optional(v.boolean()),
@@ -35,3 +37,10 @@ export const OrganizationUpdate = strict({
   logRetentionDays: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1')))),
 });
 export type OrganizationUpdate = v.InferInput<typeof OrganizationUpdate>;
+
+/** Superadmins (PATCH /api/admin/v1/organizations/{id}): host access on the control plane's own server. */
+export const LocalHostAccessUpdate = strict({
+  /** With the owner's isHostAccessAllowed, lets the organization's Compose documents use host access on Panel's own server. */
+  isLocalHostAccessAllowed: v.boolean(),
+});
+export type LocalHostAccessUpdate = v.InferInput<typeof LocalHostAccessUpdate>;
