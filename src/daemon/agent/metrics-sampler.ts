@@ -17,7 +17,8 @@ export const IDLE_INTERVAL_MS = 60_000;
 export const WATCHED_INTERVAL_MS = 10_000;
 
 export interface MetricsSamplerOptions {
-  directory: ContainerDirectory | null;
+  /** The running Panel containers (null: the host alone, when the Engine API is out of reach). */
+  directory: Pick<ContainerDirectory, 'running'> | null;
   link: FrameLink;
   logger: Logger;
   /** The file system whose usage is the server's disk figure (Docker's data root, else /). */
@@ -70,7 +71,9 @@ export class MetricsSampler {
     if (this.timer) clearTimeout(this.timer);
     if (this.signal?.aborted) return;
     this.timer = setTimeout(() => {
-      void this.tick().finally(() => this.schedule(this.intervalMs));
+      this.timer = null;
+      // A shorter interval asked for while sampling has scheduled the next sample already.
+      void this.tick().finally(() => this.timer === null && this.schedule(this.intervalMs));
     }, delay);
   }
 
