@@ -398,17 +398,17 @@ test('commands of one project run one after another', async () => {
 });
 
 describe('deploy log', () => {
-  /** A runner whose Docker prints `stderr` lines as Compose does, and lists `ps` as given. */
-  async function logged(ps: string, upStderr: string[], upExit = 0) {
+  /** Runs `command` where Compose prints `printed` on stderr for up, stop and down (exiting `exitCode`), and `docker ps` lists `ps`. */
+  async function logged(command: ProjectCommand, ps: string, printed: string[], exitCode = 0) {
     const stateDir = await mkdtemp(join(tmpdir(), 'panel-runner-log-'));
     tempDirs.push(stateDir);
     const docker = new DockerCli(async (argv, options = {}) => {
       const line = argv.join(' ');
       if (line === 'docker compose version --short') return ok('2.26.1\n');
       if (line.includes(' config')) return resolvedLikeCompose([...argv]);
-      if (line.includes(' up ')) {
-        for (const text of upStderr) options.onLine?.('stderr', text);
-        return { exitCode: upExit, stdout: '', stderr: upStderr.join('\n') };
+      if (/ (up|stop|down) /.test(`${line} `)) {
+        for (const text of printed) options.onLine?.('stderr', text);
+        return { exitCode, stdout: '', stderr: printed.join('\n') };
       }
       if (line.startsWith('docker ps -a')) return ok(ps);
       if (line.startsWith('docker logs --tail 20')) return { exitCode: 0, stdout: 'starting\n', stderr: 'panic: no database\n' };
@@ -417,14 +417,14 @@ describe('deploy log', () => {
     const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('error', () => {}), healthWaitMs: 0 });
     const frames: Frame[] = [];
     const output = new CommandOutput('cmd-1', { ready: () => true, send: (text) => void frames.push(JSON.parse(text)) });
-    const outcome = await runner.execute(deployCommand(), undefined, output);
+    const outcome = await runner.execute(command, undefined, output);
     output.finish();
     const lines = frames.flatMap((frame) => (frame.type === 'output' ? frame.lines.map((entry) => entry[2]) : []));
     return { outcome, lines };
   }
 
   test("a deploy's log: Panel's steps, the commands and Compose's own lines, then each container", async () => {
-    const { lines } = await logged(`${PS_LINE}\n`, [' Container shop-web-1  Created', ' Container shop-web-1  Started']);
+    const { lines } = await logged(deployCommand(), `${PS_LINE}\n`, [' Container shop-web-1  Created', ' Container shop-web-1  Started']);
     expect(lines).toEqual([
       '▸ Checking the compiled compose.yaml and the Compose policy',
       '▸ Pulling missing images, creating and starting containers (secrets changed: every container is recreated)',
@@ -438,11 +438,23 @@ describe('deploy log', () => {
 
   test('a failed deploy says why; a container that exited non-zero shows its last lines', async () => {
     const crashed = JSON.stringify({ ...JSON.parse(PS_LINE), State: 'exited', Status: 'Exited (1) 1 second ago' });
-    const failedUp = await logged(`${crashed}\n`, ['Error response from daemon: pull access denied for nope/nope'], 1);
+    const failedUp = await logged(deployCommand(), `${crashed}\n`, ['Error response from daemon: pull access denied for nope/nope'], 1);
     expect(failedUp.outcome.result.ok).toBe(false);
     expect(failedUp.lines).toContain('Error response from daemon: pull access denied for nope/nope');
     expect(failedUp.lines).toContain('▸ Failed: compose_up_failed: Error response from daemon: pull access denied for nope/nope');
     expect(failedUp.lines.slice(-4)).toEqual(['  shop-web-1: exited (Exited (1) 1 second ago)', '  last 20 log lines of shop-web-1:', '    starting', '    panic: no database']);
+  });
+
+  test('stop and destroy are logged too: the step, the Compose command and what Compose printed', async () => {
+    const stopped = await logged(projectCommand('stop'), '', [' Container shop-web-1  Stopped']);
+    expect(stopped.lines).toEqual(['▸ Stopping the containers (they are kept)', '$ docker compose -p shop stop', ' Container shop-web-1  Stopped']);
+    const destroyed = await logged(projectCommand('destroy'), '', [' Volume shop_data  Removed'], 1);
+    expect(destroyed.lines).toEqual([
+      '▸ Removing the containers and their volumes',
+      '$ docker compose -p shop down --volumes --remove-orphans',
+      ' Volume shop_data  Removed',
+      '▸ Failed: compose_down_failed: Volume shop_data  Removed',
+    ]);
   });
 });
 
