@@ -4,7 +4,7 @@
  * 403 too. Cookie-authenticated writes must come from the console's origin, like client routes.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError, forbidden } from '../../lib/errors.ts';
 import { assertSameOrigin } from './guard.ts';

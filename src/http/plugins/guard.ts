@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { verifyCookieValue } from '../../auth/token.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { installRequired, isInstalled } from '../../domain/identity/install.ts';

@@ -3,7 +3,7 @@
  * Routes such as POST /secrets/reencrypt and POST /local-server/reset-key are mounted here.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
 import { adminLocalServerRoutes } from './local-server.ts';
 import { adminSecretsRoutes } from './secrets.ts';

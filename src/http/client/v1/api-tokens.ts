@@ -3,7 +3,7 @@
  * creator's: create (shown once; a session signed in within 15 minutes only), list (yours;
  * owners: everyone's), revoke.
  */
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { ApiToken, ApiTokenCreate, ApiTokenListQuery, CreatedApiToken } from '../../../contract/tokens.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../../domain/api-tokens/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

@@ -13,7 +13,7 @@
  *   DELETE /auth/sessions/:id     revoke one of them
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { accountSummary, changePassword, requireRecentSignIn, requireSessionActor } from '../../../domain/identity/account.ts';
 import { confirmTotp, disableTotp, enrolTotp, regenerateRecoveryCodes } from '../../../domain/identity/second-factor.ts';
 import { listSessions, revokeOwnSession } from '../../../domain/identity/sessions.ts';

@@ -15,7 +15,7 @@
  *   POST   /auth/passkeys/sign-in/verify     {challenge, response, twoFactorChallenge?} -> signed in (Set-Cookie)
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { type AuthenticationResponseJSON, type RegistrationResponseJSON, relyingPartyOf } from '../../../auth/passkey.ts';
 import type { Passkey } from '../../../db/schema/index.ts';
 import {

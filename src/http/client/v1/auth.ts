@@ -9,7 +9,7 @@
  *   POST /auth/sign-up            development runtime with PANEL_IS_SIGNUP_ENABLED only
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { signUp } from '../../../domain/identity/account.ts';
 import { resolveActor } from '../../../domain/identity/resolve.ts';
 import { revokeSession } from '../../../domain/identity/sessions.ts';

@@ -12,7 +12,7 @@
  * then hands them to the hub, which delivers each now or when its daemon next connects.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import type { Actor } from '../../../domain/actor.ts';
 import { planDeploy } from '../../../domain/deploy/plan.ts';
 import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';

@@ -6,7 +6,7 @@
  *   POST   /invitations/accept {token, password?}       signed in as the invited e-mail, or create that account
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { CreatedInvitation, Invitation, InvitationAccept, InvitationAccepted, InvitationCreate, InvitationListQuery } from '../../../contract/members.ts';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../../domain/invitations/service.ts';
 import { clientGuard, optionalActor } from '../../plugins/guard.ts';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Organization, OrganizationListQuery, OrganizationUpdate } from '../../../contract/organizations.ts';
 import { listOrganizations, loadOrganization, updateOrganization } from '../../../domain/organizations/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Server, ServerListQuery, ServerUpdate } from '../../../contract/servers.ts';
 import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

@@ -6,7 +6,7 @@
  * closed with 4003); 409 machine_already_enrolled for a machine already enrolled and an ordinary token.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { CLOSE_CODES, Enrolled, EnrollRequest } from '../../../contract/daemon-protocol.ts';
 import { enrollServer } from '../../../domain/servers/enroll.ts';
 import { clientAddressOf } from '../../plugins/client-address.ts';

@@ -7,7 +7,7 @@
  *                                   and password, organization name -> signed in (Set-Cookie)
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { alreadyInstalled, completeInstall, installStatus, isInstalled } from '../../../domain/identity/install.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { presentUser } from '../../client/v1/auth-schemas.ts';
