@@ -19,6 +19,7 @@ import {
   serverHasReplicas,
   updateServerRow,
 } from './queries.ts';
+import type { Notifier } from '../notify.ts';
 
 export function loadServer(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Server {
   return loadFor(actor, access, 'server', findServer(db, id));
@@ -43,21 +44,27 @@ export interface ServerChanges {
   labels?: Record<string, string>;
 }
 
-/** Rename and relabel: organization admins. Answers the row, unchanged when nothing differs. */
-export function updateServer(db: Queryable, actor: Actor, id: string, changes: ServerChanges): Server {
+export interface ServerContext {
+  db: Queryable;
+  notify: Notifier;
+}
+
+/** Rename and relabel: organization admins. Answers the row (unchanged when nothing differs); subscribers hear of it. */
+export function updateServer({ db, notify }: ServerContext, actor: Actor, id: string, changes: ServerChanges): Server {
   const row = loadServer(db, actor, id, 'write');
   const set: ServerChanges = {};
   if (changes.name !== undefined && changes.name !== row.name) set.name = changes.name;
   if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
-  if (Object.keys(set).length === 0) return row;
-  return updateServerRow(db, id, set);
+  const updated = Object.keys(set).length === 0 ? row : updateServerRow(db, id, set);
+  notify.server(updated);
+  return updated;
 }
 
 /** Stored in key order, so the console and the API list them alike. */
 const sortedLabels = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-/** Answers the deleted row. */
-export function deleteServer(db: Queryable, actor: Actor, id: string): Server {
+/** Refused while work is pinned to or running on it; subscribers hear of the deletion. Answers the deleted row. */
+export function deleteServer({ db, notify }: ServerContext, actor: Actor, id: string): Server {
   const row = loadServer(db, actor, id, 'write');
   const dependent = firstDependent([
     ['environments pinned to it', () => isServerPinned(db, id)],
@@ -67,5 +74,6 @@ export function deleteServer(db: Queryable, actor: Actor, id: string): Server {
   ]);
   if (dependent) throw hasDependents('server', dependent);
   deleteRestricted('server', () => deleteServerRow(db, id));
+  notify.serverDeleted(row);
   return row;
 }

@@ -9,8 +9,9 @@ import { resourceRoutes } from '../../resource.ts';
 export const presentServer = presenterOf(Server);
 
 /** Servers are enrolled by their daemon (join tokens), not created here. */
-export const serverRoutes = (deps: AppDeps) =>
-  resourceRoutes({
+export const serverRoutes = (deps: AppDeps) => {
+  const ctx = { db: deps.db, notify: deps.hub.notifier };
+  return resourceRoutes({
     collection: 'servers',
     schema: Server,
     guard: clientGuard(deps),
@@ -18,16 +19,13 @@ export const serverRoutes = (deps: AppDeps) =>
     read: { run: (actor, id) => loadServer(deps.db, actor, id), summary: 'Read a server' },
     update: {
       body: ServerUpdate,
-      run: (actor, id, body) => {
-        const row = updateServer(deps.db, actor, id, body);
-        deps.hub.feed.server(row);
-        return row;
-      },
+      run: (actor, id, body) => updateServer(ctx, actor, id, body),
       summary: 'Rename a server or replace its labels',
     },
     remove: {
-      run: (actor, id) => deps.hub.feed.serverDeleted(deleteServer(deps.db, actor, id)),
+      run: (actor, id) => deleteServer(ctx, actor, id),
       errors: ['has_dependents'],
       summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)',
     },
   });
+};

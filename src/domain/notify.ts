@@ -1,0 +1,19 @@
+/**
+ * What a use case tells the rest of the process once its change has committed: subscribers of
+ * /ws/client/v1 (the change feed) and the daemons (delivery of queued commands, a rotated
+ * credential). The daemon hub implements it (DaemonHub.notifier); use cases call it after their
+ * transaction, so nobody hears of a change that rolled back.
+ */
+import type { Container, Deployment, Server } from '../db/schema/index.ts';
+
+export interface Notifier {
+  deployment(row: Deployment): void;
+  containers(environmentId: string, rows: readonly Container[]): void;
+  /** A server enrolled, connected, disconnected, renamed or relabelled. */
+  server(row: Server): void;
+  serverDeleted(row: Server): void;
+  /** The server has commands queued: deliver them now when its daemon is connected. */
+  dispatch(serverId: string): void;
+  /** The server's credential was replaced: its live connection (holding the old one) ends. */
+  credentialRotated(serverId: string): void;
+}
