@@ -86,7 +86,15 @@ const DeploySecret = v.object({
   envelope: text(64 * 1024),
 });
 
-/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`. */
+/**
+ * The Compose policy the daemon holds a deploy to before `up` (docs/SECURITY.md): the
+ * organization's host access as it applies to this server, and whether the project is
+ * platform-owned. Absent (a command queued by an older control plane): the tenant policy without
+ * host access.
+ */
+const DeployPolicy = v.object({ hostAccess: v.boolean(), platform: v.boolean() });
+
+/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, check them against `policy`, then `up -d`. */
 const DeployCommand = v.object({
   type: v.literal('command'),
   id: commandId,
@@ -99,6 +107,7 @@ const DeployCommand = v.object({
       v.array(DeploySecret),
       v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
     ),
+    policy: v.optional(DeployPolicy),
   }),
 });
 

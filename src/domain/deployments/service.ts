@@ -83,6 +83,7 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
   const { db, clock } = ctx;
   const expiresAt = new Date(clock.now().getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS));
   const project = plan.compiled.project;
+  const deployPolicy = { hostAccess: plan.policy.hostAccess, platform: plan.policy.platform === true };
   // Sealed before the transaction, each server's secrets to its own daemon: no plaintext ever reaches the database.
   const documents = plan.compiled.documents.map((document) => {
     const target = serverOfPlan(db, plan, document.serverId);
@@ -119,7 +120,7 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
             .get(),
         );
       }
-      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets }));
+      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets, policy: deployPolicy }));
     }
     for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', {}));
     // Nothing to run anywhere and nothing to stop: the deploy is done as committed.
