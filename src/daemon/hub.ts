@@ -41,9 +41,11 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ChangeFeed } from './hub/feed.ts';
 import {
+  findLocalServer,
   checkLocalKey,
   connectServer,
   findMachineTwin,
+  firstOrganizationId,
   localServerFor,
   markAllDisconnected,
   markDisconnected,
@@ -63,9 +65,6 @@ export type Listener = 'tcp' | 'unix';
 
 /** Who the upgrade said is connecting: a credential's server (tcp) or the local slot (unix). */
 export type HubClaim = { listener: 'tcp'; serverId: string } | { listener: 'unix' };
-
-/** Close code for "not yet": the local daemon arrived before the install; it retries with backoff. */
-export const CLOSE_TRY_AGAIN_LATER = 1013;
 
 export interface HubOptions {
   db: Db;
@@ -286,7 +285,7 @@ export class DaemonHub {
     const { db, logger } = this.options;
     if (connection.claim.listener === 'unix') {
       const local = localServerFor(db, hello);
-      if (!local) this.terminate(connection, CLOSE_TRY_AGAIN_LATER, 'Panel is not installed yet; no organization for the local server');
+      if (!local) this.terminate(connection, CLOSE_CODES.tryAgainLater, 'Panel is not installed yet; no organization for the local server');
       return local;
     }
     const { serverId } = connection.claim;
@@ -347,6 +346,12 @@ export class DaemonHub {
 
   isConnected(serverId: string): boolean {
     return this.byServer.has(serverId);
+  }
+
+  /** The local slot's server record, and the organization it belongs (or will belong) to. */
+  localSlot(): { local: Server | undefined; slotOrganizationId: string | undefined } {
+    const local = findLocalServer(this.options.db);
+    return { local, slotOrganizationId: local?.organizationId ?? firstOrganizationId(this.options.db) };
   }
 
   /** Live connections, with or without hello. */

@@ -8,6 +8,7 @@ import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { organization, type Server, server } from '../../db/schema/index.ts';
 import { param } from '../commands/prepared.ts';
+import { distinctServerName } from '../servers/queries.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import type { HelloFrame } from '../../contract/daemon-protocol.ts';
 
@@ -57,7 +58,7 @@ export function resolveLocalServer(db: Queryable, hello: HelloFrame): Server | u
     .insert(server)
     .values({
       organizationId,
-      name: hello.hostname.slice(0, 255),
+      name: distinctServerName(db, organizationId, hello.hostname, hello.machineId),
       hostname: hello.hostname,
       // A remote record of this very machine keeps the machine id; the hello flags the pair.
       machineId: twin ? null : hello.machineId,

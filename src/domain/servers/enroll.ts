@@ -28,6 +28,7 @@ import { AttemptLimiter, type Bucket, type RatePolicy } from '../identity/rate-l
 import { findJoinToken, recordEnrolledServer, spendJoinToken } from '../join-tokens/service.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import type { Notifier } from '../notify.ts';
+import { distinctServerName } from './queries.ts';
 
 export const DAEMON_CREDENTIAL_PREFIX = 'pnd';
 
@@ -41,6 +42,8 @@ export interface EnrollInput {
   /** Raw 32-byte X25519 public key, unpadded base64url. */
   publicKey: string;
   keyId: string;
+  /** Chosen when the join command was made; else the hostname, told apart from a namesake. */
+  name?: string;
 }
 
 export interface Enrolled {
@@ -78,6 +81,23 @@ function recordToReplace(tx: Queryable, organizationId: string, replacesServerId
   return replacesServerId === null ? undefined : tx.select().from(server).where(eq(server.id, replacesServerId)).get();
 }
 
+/**
+ * The join token a caller presents, if it can still enroll (unused, unexpired); every refusal
+ * counts against the caller's address, and a full bucket refuses before the token is looked at.
+ * Enrollment spends it; downloading the executable only needs it to be valid.
+ */
+export function acceptJoinToken(db: Db, clock: Clock, presented: string, address: string) {
+  const limiter = new AttemptLimiter(db, clock);
+  const buckets: Bucket[] = [{ policy: ENROLL_ADDRESS_POLICY, subject: address }];
+  limiter.check(buckets);
+  const token = findJoinToken(db, presented);
+  if (!token || token.usedAt || token.expiresAt.getTime() <= clock.now().getTime()) {
+    limiter.fail(buckets);
+    throw invalidJoinToken();
+  }
+  return { token, refuse: () => limiter.fail(buckets) };
+}
+
 export interface EnrollContext {
   db: Db;
   clock: Clock;
@@ -90,15 +110,8 @@ export interface EnrollContext {
  * of the record and, for a replaced record, end the connection that holds the old credential.
  */
 export function enrollServer({ db, clock, notify }: EnrollContext, input: EnrollInput, address: string): Enrolled {
-  const limiter = new AttemptLimiter(db, clock);
-  const buckets: Bucket[] = [{ policy: ENROLL_ADDRESS_POLICY, subject: address }];
-  limiter.check(buckets);
+  const { token, refuse } = acceptJoinToken(db, clock, input.token, address);
   const now = clock.now();
-  const token = findJoinToken(db, input.token);
-  if (!token || token.usedAt || token.expiresAt.getTime() <= now.getTime()) {
-    limiter.fail(buckets);
-    throw invalidJoinToken();
-  }
   const credential = newOpaqueToken(DAEMON_CREDENTIAL_PREFIX);
   const enrolled = db.transaction((tx) => {
     if (!spendJoinToken(tx, token.id, now)) return null;
@@ -110,17 +123,27 @@ export function enrollServer({ db, clock, notify }: EnrollContext, input: Enroll
     };
     const existing = recordToReplace(tx, token.organizationId, token.replacesServerId, input.machineId);
     const row = existing
-      ? tx.update(server).set({ ...identity, machineId: input.machineId }).where(eq(server.id, existing.id)).returning().get()!
+      ? tx
+          .update(server)
+          .set({ ...identity, machineId: input.machineId, ...(input.name ? { name: input.name } : {}) })
+          .where(eq(server.id, existing.id))
+          .returning()
+          .get()!
       : tx
           .insert(server)
-          .values({ organizationId: token.organizationId, name: input.hostname.slice(0, 255), machineId: input.machineId, ...identity })
+          .values({
+            organizationId: token.organizationId,
+            name: input.name ?? distinctServerName(tx, token.organizationId, input.hostname, input.machineId),
+            machineId: input.machineId,
+            ...identity,
+          })
           .returning()
           .get();
     recordEnrolledServer(tx, token.id, row.id);
     return { server: row, credential, reenrolled: existing !== undefined };
   });
   if (!enrolled) {
-    limiter.fail(buckets);
+    refuse();
     throw invalidJoinToken();
   }
   // Published before the disconnect, whose own (newer) event then says the server is disconnected.
