@@ -52,7 +52,7 @@ export function buildApp(deps: AppDeps) {
 
   const describeApi = () => {
     // Built on first request and again only when routes were added since (tests add routes).
-    if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app) };
+    if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app, { publicUrl: config.publicUrl }) };
     return openApiDocument.document;
   };
   const described = app.get('/api/openapi.json', describeApi, { detail: { hide: true } });

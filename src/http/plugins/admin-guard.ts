@@ -7,17 +7,17 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../../deps.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError, forbidden } from '../../lib/errors.ts';
-import { assertSameOrigin } from './guard.ts';
-import { optionalActor } from './guard.ts';
+import { assertSameOrigin, optionalActor } from './guard.ts';
+import { ADMIN_GUARD, requires } from './security.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function adminGuard(deps: AppDeps) {
-  return new Elysia().resolve({ as: 'scoped' }, ({ request }): { actor: Actor } => {
+  return new Elysia().resolve({ as: 'scoped' }, requires(ADMIN_GUARD, ({ request }: { request: Request }): { actor: Actor } => {
     const actor = optionalActor(deps, request);
     if (!actor) throw new DomainError('unauthenticated', 'sign in as a superadmin');
     if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
     if (!actor.isSuperadmin) throw forbidden('this needs a superadmin');
     return { actor };
-  });
+  }));
 }

@@ -12,6 +12,7 @@ import { acceptInvitation, createInvitation, listInvitations, revokeInvitation }
 import { clientGuard, optionalActor } from '../../plugins/guard.ts';
 import { requestMeta } from '../../plugins/client-address.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
+import { OPTIONAL_CALLER } from '../../plugins/security.ts';
 import { resourceRoutes } from '../../resource.ts';
 import { errorResponses } from '../../schemas.ts';
 import { presentUser } from './auth-schemas.ts';
@@ -27,8 +28,8 @@ const acceptRoute = (deps: AppDeps) =>
     },
     {
       body: InvitationAccept,
-      response: { 200: InvitationAccepted, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'account_exists', 'already_member', 'email_in_use', 'validation_failed', 'install_required') },
-      detail: { summary: 'Accept an invitation: signed in as the invited e-mail, or create that account with a password' },
+      response: { 200: InvitationAccepted, ...errorResponses('unauthenticated', 'forbidden', 'invitation_email_mismatch', 'not_found', 'account_exists', 'already_member', 'email_in_use', 'validation_failed', 'install_required') },
+      detail: { summary: 'Accept an invitation: signed in as the invited e-mail, or create that account with a password', security: OPTIONAL_CALLER },
     },
   );
 
