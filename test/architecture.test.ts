@@ -1,8 +1,8 @@
 /**
  * The import graph of src/ and web/ (docs/ARCHITECTURE.md): no cycle anywhere, type imports
  * included, and the pure layers stay pure: `contract` imports valibot only; `compose`,
- * `crypto` and `auth` import each other, `contract` and `lib` but no application layer
- * (database, domain, transport, hub);
+ * `crypto`, `auth` and `fabric` (the allocator and peer configuration) import each other,
+ * `contract` and `lib` but no application layer (database, domain, transport, hub);
  * `domain` never reaches the transport or the hub; the console imports from src/ only what is
  * browser-safe.
  */
@@ -108,11 +108,11 @@ describe('the import graph', () => {
     expect(violations('src/contract', (target) => target.startsWith('src/contract/'), (name) => name === 'valibot')).toEqual([]);
   });
 
-  test('compose, crypto and auth import no application layer', () => {
+  test('compose, crypto, auth and fabric import no application layer', () => {
     // Each other, the contract and lib (errors, ids, clock, logger); auth also the config's types.
-    const PURE = ['src/compose', 'src/crypto', 'src/auth', 'src/contract', 'src/lib'];
+    const PURE = ['src/compose', 'src/crypto', 'src/auth', 'src/fabric', 'src/contract', 'src/lib'];
     const pure = (layer: string) => (target: string) => PURE.includes(layerOf(target)) || (layer === 'src/auth' && target === 'src/config.ts');
-    for (const layer of ['src/compose', 'src/crypto', 'src/auth']) {
+    for (const layer of ['src/compose', 'src/crypto', 'src/auth', 'src/fabric']) {
       expect({ layer, refused: violations(layer, pure(layer)) }).toEqual({ layer, refused: [] });
     }
   });

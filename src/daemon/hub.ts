@@ -24,12 +24,15 @@
  * - tick() (every tickIntervalMs once started; tests call it with a manual clock) closes
  *   connections without hello or silent for idleTimeoutMs, pings every pingIntervalMs, writes
  *   last_seen_at in one batch and runs the command expiry sweep.
+ * - `fabric` frames (the server's overlay fabric state) are recorded; fabric commands they cause
+ *   (a new key reconciles the mesh, a member behind gets its configuration again) are dispatched.
  * - Connects and disconnects are published through the notifier (src/domain/notify.ts) for
  *   /ws/client/v1; the tick's last_seen_at touches of connected servers are not (a connected
  *   server is seen now).
  * - The hub keeps sockets, timers and framing. What a frame changes in the database, and in which
  *   transaction, is the domain's: src/domain/daemons/outcomes.ts (ack, result, report, expiry,
- *   undeliverable commands) and src/domain/daemons/connections.ts (the records behind connections).
+ *   undeliverable commands), src/domain/daemons/fabric.ts (fabric state) and
+ *   src/domain/daemons/connections.ts (the records behind connections).
  */
 import type { Db } from '../db/client.ts';
 import { safeEqual } from '../crypto/primitives.ts';
@@ -52,6 +55,7 @@ import {
   touchLastSeen,
 } from '../domain/daemons/connections.ts';
 import { expireCommands, failUndeliverableCommand, onAck, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
+import { onFabricStatus } from '../domain/daemons/fabric.ts';
 import type { Notifier } from '../domain/notify.ts';
 import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from '../contract/daemon-protocol.ts';
 
@@ -87,6 +91,8 @@ export class HubConnection {
   lastPingAt: number;
   seenSinceTick = false;
   closed = false;
+  /** Whether a `fabric` frame came on this connection yet (the first one retries a failed configuration). */
+  fabricReported = false;
   /** Command ids sent on this connection: never twice on one connection. */
   readonly sent = new Set<string>();
 
@@ -196,6 +202,11 @@ export class DaemonHub {
         return onResult(this.outcomes, daemon, frame);
       case 'report':
         return onReport(this.outcomes, daemon, frame);
+      case 'fabric': {
+        const first = !connection.fabricReported;
+        connection.fabricReported = true;
+        return onFabricStatus(this.outcomes, daemon, frame, first);
+      }
       case 'ping':
         return this.send(connection, { type: 'pong', ts: frame.ts });
       case 'pong':

@@ -17,3 +17,8 @@ export interface Notifier {
   /** The server's credential was replaced: its live connection (holding the old one) ends. */
   credentialRotated(serverId: string): void;
 }
+
+/** Delivers what a use case queued: each server that got a command, once. */
+export function dispatchQueued(notify: Notifier, commands: readonly { serverId: string }[]): void {
+  for (const serverId of new Set(commands.map((command) => command.serverId))) notify.dispatch(serverId);
+}

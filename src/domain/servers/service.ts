@@ -1,12 +1,16 @@
 /**
- * Servers are enrolled by their daemon; clients list, read, rename and delete them. A server
- * stays while anything places work on it: an environment pin, a project default, a container
- * or a managed replica. Its variables and markers go with it; deployments keep their history
- * with the server reference cleared.
+ * Servers are enrolled by their daemon; clients list, read, rename, relabel and delete them, and
+ * set where the overlay fabric reaches them (endpoint, datacenter). A server stays while anything
+ * places work on it: an environment pin, a project default, a container or a managed replica.
+ * Its variables, markers and fabric allocations go with it; deployments keep their history with
+ * the server reference cleared. A change the fabric depends on (endpoint, datacenter, deletion)
+ * reconciles it: the queued commands are answered for the hub.
  */
 import { deepEqual } from '../../compose/values.ts';
-import type { Server } from '../../db/schema/index.ts';
+import type { DaemonCommand, Server } from '../../db/schema/index.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
+import { reconcileFabric } from '../fabric/reconcile.ts';
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
@@ -19,7 +23,7 @@ import {
   serverHasReplicas,
   updateServerRow,
 } from './queries.ts';
-import type { Notifier } from '../notify.ts';
+import { dispatchQueued, type Notifier } from '../notify.ts';
 
 export function loadServer(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Server {
   return loadFor(actor, access, 'server', findServer(db, id));
@@ -42,38 +46,61 @@ export interface ServerChanges {
   name?: string;
   /** Replaces the whole label set (the planner's `node.labels.<key>`). */
   labels?: Record<string, string>;
+  /** Where the fabric reaches the server; null: what its daemon reports. */
+  fabricEndpoint?: string | null;
+  datacenter?: string | null;
 }
 
 export interface ServerContext {
   db: Queryable;
+  clock: Clock;
   notify: Notifier;
 }
 
-/** Rename and relabel: organization admins. Answers the row (unchanged when nothing differs); subscribers hear of it. */
-export function updateServer({ db, notify }: ServerContext, actor: Actor, id: string, changes: ServerChanges): Server {
-  const row = loadServer(db, actor, id, 'write');
-  const set: ServerChanges = {};
-  if (changes.name !== undefined && changes.name !== row.name) set.name = changes.name;
-  if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
-  const updated = Object.keys(set).length === 0 ? row : updateServerRow(db, id, set);
-  notify.server(updated);
-  return updated;
+/**
+ * Rename, relabel, set the fabric endpoint or datacenter: organization admins. Answers the row
+ * (unchanged when nothing differs). After the commit subscribers hear of it, and the servers
+ * whose fabric configuration changed get their commands.
+ */
+export function updateServer(ctx: ServerContext, actor: Actor, id: string, changes: ServerChanges): Server {
+  const { server, commands } = ctx.db.transaction((db) => {
+    const row = loadServer(db, actor, id, 'write');
+    const set: ServerChanges = {};
+    if (changes.name !== undefined && changes.name !== row.name) set.name = changes.name;
+    if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
+    if (changes.fabricEndpoint !== undefined && changes.fabricEndpoint !== row.fabricEndpoint) set.fabricEndpoint = changes.fabricEndpoint;
+    if (changes.datacenter !== undefined && changes.datacenter !== row.datacenter) set.datacenter = changes.datacenter;
+    if (Object.keys(set).length === 0) return { server: row, commands: [] as DaemonCommand[] };
+    const server = updateServerRow(db, id, set);
+    const reachChanged = set.fabricEndpoint !== undefined || set.datacenter !== undefined;
+    return { server, commands: reachChanged ? reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) : [] };
+  });
+  ctx.notify.server(server);
+  dispatchQueued(ctx.notify, commands);
+  return server;
 }
 
 /** Stored in key order, so the console and the API list them alike. */
 const sortedLabels = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-/** Refused while work is pinned to or running on it; subscribers hear of the deletion. Answers the deleted row. */
-export function deleteServer({ db, notify }: ServerContext, actor: Actor, id: string): Server {
-  const row = loadServer(db, actor, id, 'write');
-  const dependent = firstDependent([
-    ['environments pinned to it', () => isServerPinned(db, id)],
-    ['projects using it as their default server', () => isServerProjectDefault(db, row.organizationId, id)],
-    ['containers', () => serverHasContainers(db, id)],
-    ['managed replicas', () => serverHasReplicas(db, id)],
-  ]);
-  if (dependent) throw hasDependents('server', dependent);
-  deleteRestricted('server', () => deleteServerRow(db, id));
-  notify.serverDeleted(row);
-  return row;
+/**
+ * Refused while work is pinned to or running on it. Answers the deleted row; after the commit
+ * subscribers hear of the deletion and the fabric's other members lose it from their peers.
+ */
+export function deleteServer(ctx: ServerContext, actor: Actor, id: string): Server {
+  const { server, commands } = ctx.db.transaction((db) => {
+    const row = loadServer(db, actor, id, 'write');
+    const dependent = firstDependent([
+      ['environments pinned to it', () => isServerPinned(db, id)],
+      ['projects using it as their default server', () => isServerProjectDefault(db, row.organizationId, id)],
+      ['containers', () => serverHasContainers(db, id)],
+      ['managed replicas', () => serverHasReplicas(db, id)],
+    ]);
+    if (dependent) throw hasDependents('server', dependent);
+    deleteRestricted('server', () => deleteServerRow(db, id));
+    return { server: row, commands: reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) };
+  });
+  ctx.notify.serverDeleted(server);
+  dispatchQueued(ctx.notify, commands);
+  return server;
 }

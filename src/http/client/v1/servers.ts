@@ -3,6 +3,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { Server, ServerListQuery, ServerUpdate, ThisMachine, ThisMachineQuery } from '../../../contract/servers.ts';
 import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { describeThisMachine } from '../../../domain/servers/this-machine.ts';
+import { dispatchQueued } from '../../../domain/notify.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { presenterOf } from '../../present.ts';
 import { resourceRoutes } from '../../resource.ts';
@@ -10,6 +11,9 @@ import { errorResponses } from '../../schemas.ts';
 
 /** The server as GET /servers/:id answers it (also pushed on /ws/client/v1). */
 export const presentServer = presenterOf(Server);
+
+/** Hands the fabric commands a change queued to the hub (each server's daemon gets them now or at its next connect). */
+export const dispatchCommands = (deps: AppDeps, commands: readonly { serverId: string }[]): void => dispatchQueued(deps.hub.notifier, commands);
 
 /** "This machine": Panel's own host as the organization's local server, or why it is not connected. */
 const thisMachineRoute = (deps: AppDeps) =>
@@ -32,7 +36,7 @@ const thisMachineRoute = (deps: AppDeps) =>
 
 /** Servers are enrolled by their daemon (join tokens), not created here. */
 export const serverRoutes = (deps: AppDeps) => {
-  const ctx = { db: deps.db, notify: deps.hub.notifier };
+  const ctx = { db: deps.db, clock: deps.clock, notify: deps.hub.notifier };
   return new Elysia({ name: 'servers' }).use(thisMachineRoute(deps)).use(
     resourceRoutes({
     collection: 'servers',
@@ -43,12 +47,13 @@ export const serverRoutes = (deps: AppDeps) => {
     update: {
       body: ServerUpdate,
       run: (actor, id, body) => updateServer(ctx, actor, id, body),
-      summary: 'Rename a server or replace its labels',
+      summary: 'Rename a server, replace its labels or set where the overlay fabric reaches it',
+      description: 'A new `fabricEndpoint` or `datacenter` reconciles the fabric: the members whose peer configuration changes get it as a command.',
     },
     remove: {
       run: (actor, id) => deleteServer(ctx, actor, id),
       errors: ['has_dependents'],
-      summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)',
+      summary: 'Delete a server (409 has_dependents while work is pinned to or running on it); it leaves every fabric peer list',
     },
     }),
   );
