@@ -23,7 +23,7 @@
  *         port: 5432                 # published port, required for tcp and udp
  *         protocol: http             # http (default) | tcp | udp
  *         bind: public               # public | datacenter | local
- *         tls: auto                  # http only: auto (issued) | internal (self-signed) | none
+ *         tls: auto                  # http only: auto (ACME when the organization opted in, else internal) | internal (the organization CA) | none (plain http)
  *         description: text
  *     source: {sourceId: <uuid>, ...}  # where the image is built from; other keys are free-form
  *     php: {...}                  # free-form PHP runtime settings
@@ -144,7 +144,7 @@ function validateHosting(value: JsonValue, path: string): void {
   if (hosting.bind !== undefined) expectOneOf(plain(hosting.bind), at('bind'), HOSTING_BINDS);
   if (hosting.description !== undefined) expectString(plain(hosting.description), at('description'), { max: 1000 });
   if (hosting.pathPrefix !== undefined) {
-    expectString(plain(hosting.pathPrefix), at('pathPrefix'), { pattern: /^\/\S*$/, max: 1024, what: 'a path starting with /' });
+    expectString(plain(hosting.pathPrefix), at('pathPrefix'), { pattern: /^\/[^\s*]*$/, max: 1024, what: "a path starting with / without '*'" });
   }
   if (hosting.tls !== undefined) expectOneOf(plain(hosting.tls), at('tls'), TLS_MODES);
   if (protocol === 'http') {

@@ -33,7 +33,7 @@ import { findServer } from '../domain/servers/queries.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { ChangeFeed } from './hub/feed.ts';
-import { expireCommands, onAck, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
+import { expireCommands, onAck, onIngress, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
 import {
   findMachineTwin,
   flagDuplicateMachine,
@@ -43,7 +43,7 @@ import {
   resolveLocalServer,
   touchLastSeen,
 } from './hub/servers.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from './protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from './protocol.ts';
 
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
 export interface HubSocket {
@@ -169,6 +169,8 @@ export class DaemonHub {
         return onResult(this.outcomes, daemon, frame);
       case 'report':
         return onReport(this.outcomes, daemon, frame);
+      case 'ingress':
+        return onIngress(this.outcomes, daemon, frame);
       case 'ping':
         return this.send(connection, { type: 'pong', ts: frame.ts });
       case 'pong':
@@ -275,7 +277,7 @@ export class DaemonHub {
       const frame = { type: 'command', id: command.id, kind: command.kind, payload: command.payload } as CommandFrame;
       let text: string;
       try {
-        text = encodeFrame(frame);
+        text = encodeFrame(frame, MAX_HUB_FRAME_BYTES);
       } catch (error) {
         this.failUndeliverable(command.id, (error as Error).message);
         continue;

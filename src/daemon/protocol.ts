@@ -1,13 +1,15 @@
 /**
  * The daemon protocol on `/ws/daemon/v1`, shared by the hub (control plane) and the agent
  * (`panel daemon`). Every WebSocket message is one UTF-8 JSON text frame of at most
- * MAX_FRAME_BYTES, shaped by `Frame`: one valibot discriminated union on `type`.
+ * MAX_FRAME_BYTES (MAX_HUB_FRAME_BYTES from the hub), shaped by `Frame`: one valibot
+ * discriminated union on `type`.
  *
  * Conversation (ARCHITECTURE.md §6):
  *   agent -> hub   hello                      first frame, once per connection
  *   hub -> agent   welcome                    the canonical server record the hello resolved to
  *   hub -> agent   command                    durable: redelivered until a result arrives
  *   agent -> hub   ack, report?, result       ack on receipt; report(s) then result when done
+ *   agent -> hub   ingress                    the server's ingress state (src/ingress/)
  *   hub -> agent   ping    agent -> hub pong  liveness, either way round
  *
  * Unknown object keys are ignored (a newer peer may add fields); unknown frame types, missing
@@ -16,10 +18,16 @@
  * with a failed `result` instead, so one bad command cannot wedge a redelivering hub.
  */
 import * as v from 'valibot';
+import { IngressPayload, IngressState } from '../ingress/payload.ts';
 import { CONTAINER_STATES } from './container-state.ts';
 
-/** Largest frame either side accepts, counted in UTF-8 bytes. */
+/** Largest frame the hub accepts from a daemon, counted in UTF-8 bytes. */
 export const MAX_FRAME_BYTES = 256 * 1024;
+/**
+ * Largest frame a daemon accepts from the hub: an ingress deploy carries every route and library
+ * certificate of its server, more than a daemon ever sends. The hub is the authenticated side.
+ */
+export const MAX_HUB_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** WebSocket close codes (4000-4999 are application codes) and what the agent does on each. */
 export const CLOSE_CODES = {
@@ -60,7 +68,11 @@ const DeploySecret = v.object({
   envelope: text(64 * 1024),
 });
 
-/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`. */
+/**
+ * Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`.
+ * With `ingress` it is a server's ingress (src/ingress/): after `up`, the daemon configures its
+ * Caddy from these routes and what it observes on the server.
+ */
 const DeployCommand = v.object({
   type: v.literal('command'),
   id: commandId,
@@ -68,11 +80,12 @@ const DeployCommand = v.object({
   payload: v.object({
     deploymentId: uuid,
     project: projectName,
-    compose: text(MAX_FRAME_BYTES),
+    compose: text(MAX_HUB_FRAME_BYTES),
     secrets: v.pipe(
       v.array(DeploySecret),
       v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
     ),
+    ingress: v.optional(IngressPayload),
   }),
 });
 
@@ -128,6 +141,9 @@ export const Frame = v.variant('type', [
     project: projectName,
     containers: v.array(ReportedContainer),
   }),
+  /** agent -> hub: what changed in the server's ingress (routes, certificates), after each apply
+   * and whenever a certificate moves on. */
+  v.object({ type: v.literal('ingress'), ...IngressState.entries }),
   /** either way: liveness probe; `ts` is the sender's clock in epoch milliseconds. */
   v.object({ type: v.literal('ping'), ts: v.number() }),
   /** either way: answer to `ping`, echoing its `ts`. */
@@ -142,6 +158,7 @@ export type CommandFrame = FrameOf<'command'>;
 export type CommandKind = CommandFrame['kind'];
 export type ResultFrame = FrameOf<'result'>;
 export type ReportFrame = FrameOf<'report'>;
+export type IngressFrame = FrameOf<'ingress'>;
 export type ReportedContainer = v.InferOutput<typeof ReportedContainer>;
 export type CommandFailure = v.InferOutput<typeof CommandFailure>;
 
@@ -159,10 +176,10 @@ export class FrameError extends Error {
 }
 
 /** Parses one received text frame or throws `FrameError` saying why it is refused. */
-export function parseFrame(text: string): Frame {
+export function parseFrame(text: string, maxBytes = MAX_FRAME_BYTES): Frame {
   // A UTF-8 byte is at most one UTF-16 unit and a unit at most 3 bytes: decide cheaply when possible.
-  if (text.length > MAX_FRAME_BYTES || (text.length * 3 > MAX_FRAME_BYTES && Buffer.byteLength(text) > MAX_FRAME_BYTES)) {
-    throw new FrameError(CLOSE_CODES.frameTooLarge, `frame exceeds ${MAX_FRAME_BYTES} bytes`);
+  if (text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes)) {
+    throw new FrameError(CLOSE_CODES.frameTooLarge, `frame exceeds ${maxBytes} bytes`);
   }
   let json: unknown;
   try {
@@ -176,10 +193,10 @@ export function parseFrame(text: string): Frame {
 }
 
 /** Serializes a frame; throws `FrameError` when it would exceed what the peer accepts. */
-export function encodeFrame(frame: Frame): string {
+export function encodeFrame(frame: Frame, maxBytes = MAX_FRAME_BYTES): string {
   const encoded = JSON.stringify(frame);
-  if (Buffer.byteLength(encoded) > MAX_FRAME_BYTES) {
-    throw new FrameError(CLOSE_CODES.frameTooLarge, `${frame.type} frame exceeds ${MAX_FRAME_BYTES} bytes`);
+  if (Buffer.byteLength(encoded) > maxBytes) {
+    throw new FrameError(CLOSE_CODES.frameTooLarge, `${frame.type} frame exceeds ${maxBytes} bytes`);
   }
   return encoded;
 }

@@ -13,6 +13,7 @@ import { CommandJournal } from './command-journal.ts';
 import { ComposeRunner } from './compose-runner.ts';
 import { type HubTarget, HubConnection, localHubTarget } from './connection.ts';
 import { createCommandRunner, DockerCli } from './docker-cli.ts';
+import { IngressAgent } from './ingress/agent.ts';
 import {
   type AgentIdentity,
   daemonWebSocketUrl,
@@ -144,11 +145,22 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
     logger,
   });
   const journal = await CommandJournal.open(join(stateDir, 'commands.json'));
+  let connection: HubConnection | undefined;
+  const ingress = new IngressAgent({
+    stateDir,
+    docker,
+    runner,
+    identity: () => (serverId ? { serverId, daemonKeyId: identity.keyId, privateKey: identity.privateKey } : null),
+    logger,
+    env,
+    send: (state) => connection?.notify({ type: 'ingress', ...state }) ?? false,
+  });
+  await ingress.restore();
   const { signal, release } = stopSignal(io.signal);
   let recording: Promise<void> = Promise.resolve();
 
   logger.info('panel daemon starting', { version: PANEL_VERSION, url: target.url, serverId, stateDir });
-  const connection = new HubConnection({
+  connection = new HubConnection({
     target,
     journal,
     logger,
@@ -158,13 +170,20 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
       onWelcome: (welcomedId) => {
         serverId = welcomedId;
         recording = rememberServerId(stateDir, local, welcomedId);
+        void ingress.reconnected();
         return recording;
       },
-      execute: (command) => runner.execute(command),
+      execute: async (command) => {
+        if (command.kind === 'deploy' && command.payload.ingress) return ingress.deploy(command);
+        const outcome = await runner.execute(command);
+        void ingress.refresh(`${command.kind} of ${command.payload.project}`);
+        return outcome;
+      },
     },
   });
   const end = await connection.run();
   release();
+  ingress.stop();
   await recording.catch(() => undefined); // logged by the connection; just never exit mid-write
   if (end.reason === 'parked') {
     io.stderr(`panel daemon: the control plane refused this daemon's credential (${end.detail}); run "panel daemon join <url> --token <token> --force"\n`);

@@ -127,6 +127,18 @@ describe('deploy', () => {
     expect(upCalls()).toEqual([true, false, true, true, true]);
   });
 
+  test("a platform project's variables are its .env, read by Compose; one that could break a line is refused", async () => {
+    const { runner, calls, projectDir } = await setup();
+    await runner.execute(deployCommand(), { PANEL_INGRESS_DIR: '/var/lib/panel-daemon/ingress' });
+    expect(calls[1]!.files!['.env']).toEqual({ content: 'PANEL_INGRESS_DIR=/var/lib/panel-daemon/ingress\n', mode: 0o600 });
+    expect((await snapshot(projectDir))['.env']!.content).toBe('PANEL_INGRESS_DIR=/var/lib/panel-daemon/ingress\n');
+    const refused = await runner.execute(deployCommand(), { PANEL_INGRESS_DIR: '/x\nEVIL=1' });
+    expect(refused.result).toEqual({ ok: false, error: { code: 'invalid_environment', message: 'cannot write PANEL_INGRESS_DIR to .env' } });
+    const plain = await runner.execute(deployCommand());
+    expect(plain.result.ok).toBe(true);
+    expect((await snapshot(projectDir))['.env']).toBeUndefined();
+  });
+
   test('a redeploy replaces the folder whole: a secret no longer delivered is gone', async () => {
     const { runner, projectDir } = await setup();
     await runner.execute(deployCommand());

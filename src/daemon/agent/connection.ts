@@ -14,6 +14,7 @@ import {
   type Frame,
   FrameError,
   type HelloFrame,
+  MAX_HUB_FRAME_BYTES,
   parseFrame,
   type ResultFrame,
 } from '../protocol.ts';
@@ -96,6 +97,8 @@ const defaultSleep = (ms: number, signal: AbortSignal) =>
 
 export class HubConnection {
   private socket: WebSocket | null = null;
+  /** The socket the hub has welcomed: frames of the agent's own may go there. */
+  private welcomedSocket: WebSocket | null = null;
   private readonly signal: AbortSignal;
 
   constructor(private readonly options: ConnectionOptions) {
@@ -194,7 +197,7 @@ export class HubConnection {
   private receive(socket: WebSocket, text: string, markWelcomed: () => void): void {
     let frame: Frame;
     try {
-      frame = parseFrame(text);
+      frame = parseFrame(text, MAX_HUB_FRAME_BYTES);
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       if (error.commandId) {
@@ -208,6 +211,7 @@ export class HubConnection {
     switch (frame.type) {
       case 'welcome':
         markWelcomed();
+        this.welcomedSocket = socket;
         this.options.logger.info('welcomed by the control plane', { serverId: frame.serverId });
         void this.options.session.onWelcome(frame.serverId).catch((error) => {
           this.options.logger.error('cannot record the server id', { error: (error as Error).message });
@@ -264,6 +268,14 @@ export class HubConnection {
     this.send(socket, { type: 'ack', id });
     if (known.state === 'done') this.send(socket, known.result);
     this.options.logger.debug('command already known; not running it again', { commandId: id, state: known.state });
+    return true;
+  }
+
+  /** Sends a frame of the agent's own on the welcomed connection; false when there is none. */
+  notify(frame: Frame): boolean {
+    const socket = this.socket;
+    if (!socket || socket !== this.welcomedSocket || socket.readyState !== WebSocket.OPEN) return false;
+    this.send(socket, frame);
     return true;
   }
 

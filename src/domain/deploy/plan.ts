@@ -26,6 +26,7 @@ import { hostingsOfServices, servicesOfEnvironment } from '../compose/queries.ts
 import { findEnvironment, type OwnedEnvironment } from '../environments/queries.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { findProject } from '../projects/queries.ts';
+import { refusePlatformProject } from '../projects/service.ts';
 import { findServer } from '../servers/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import { variableValueOwner } from '../variables/secrets.ts';
@@ -70,6 +71,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
   if (!environment) throw notFound('environment');
   authorize(actor, environment.organizationId, access, 'environment');
   const project = findProject(db, environment.projectId)!;
+  refusePlatformProject(project);
   const organization = findOrganization(db, environment.organizationId)!;
   const server = resolvePlacement(db, environment, project);
 

@@ -19,6 +19,8 @@ import { conflict, notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
 import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
 import { loadEnvironment } from '../environments/service.ts';
+import { findProject } from '../projects/queries.ts';
+import { refusePlatformProject } from '../projects/service.ts';
 import { findServer } from '../servers/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -134,6 +136,7 @@ export function enqueueTeardown(
 ): Enqueued {
   const { db, clock } = ctx;
   const environment = loadEnvironment(db, actor, environmentId, 'write');
+  refusePlatformProject(findProject(db, environment.projectId)!);
   const serverId = lastDeployedServerId(db, environmentId);
   if (!serverId) throw conflict('not_deployed', `the environment was never deployed; there is nothing to ${kind}`);
   const now = clock.now();

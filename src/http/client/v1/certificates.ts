@@ -10,7 +10,9 @@ import { describeCertificate, MAX_CERTIFICATE_PEM_CHARS, MAX_PRIVATE_KEY_PEM_CHA
 import type { Tls } from '../../../db/schema/index.ts';
 import { createCertificate, deleteCertificate, listCertificates, loadCertificate, updateCertificate } from '../../../domain/certificates/service.ts';
 import { hostingCounts } from '../../../domain/certificates/queries.ts';
+import { serversPinning } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { iso, timestampsOf } from '../../present.ts';
 import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
 
@@ -112,19 +114,30 @@ export const certificateRoutes = (deps: AppDeps) => {
       response: { 200: CertificateSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a certificate (never its private key)' },
     })
-    .patch('/:id', ({ actor, params, body }) => presentOne(updateCertificate(deps, actor, params.id, body)), {
+    .patch(
+      '/:id',
+      ({ actor, params, body }) =>
+        presentOne(writeWithIngress(deps, (tx) => ({ result: updateCertificate({ ...deps, db: tx }, actor, params.id, body), servers: serversPinning(tx, params.id) }))),
+      {
       params: IdParams,
       body: UpdateBody,
       response: { 200: CertificateSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'secret_unreadable', 'validation_failed') },
-      detail: {
-        summary: 'Rename a certificate or replace its chain and/or key',
-        description: 'A new chain alone is checked against the stored key (a renewal keeping its key); a new key alone against the stored chain.',
+        detail: {
+          summary: 'Rename a certificate or replace its chain and/or key',
+          description:
+            'A new chain alone is checked against the stored key (a renewal keeping its key); a new key alone against the stored chain. ' +
+            'The servers serving hostings that pin it apply the new one.',
+        },
       },
-    })
+    )
     .delete(
       '/:id',
       ({ actor, params, set }) => {
-        deleteCertificate(deps.db, actor, params.id);
+        writeWithIngress(deps, (tx) => {
+          const servers = serversPinning(tx, params.id);
+          deleteCertificate(tx, actor, params.id);
+          return { result: undefined, servers };
+        });
         set.status = 204;
       },
       {

@@ -8,7 +8,9 @@ import {
   saveEnvironmentCompose,
   saveProjectCompose,
 } from '../../../domain/compose/service.ts';
+import { serversOfEnvironment, serversOfProject } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { iso } from '../../present.ts';
 import { errorResponses, IdParams, JsonObject } from '../../schemas.ts';
 
@@ -41,7 +43,8 @@ const WRITE = { params: IdParams, body: ComposeBody, response: { 200: ComposeSch
 /**
  * The Compose documents: a project's base and an environment's overlay. A save is validated
  * (422 compose_invalid with the line and column of a YAML error, or the path of the offending
- * key) and reconciles the environment's services and compose-owned hostings in one transaction.
+ * key) and reconciles the environment's services and compose-owned hostings in one transaction,
+ * with the ingress of the servers running them.
  */
 export const composeRoutes = (deps: AppDeps) =>
   new Elysia({ detail: { tags: ['compose'] } })
@@ -50,15 +53,25 @@ export const composeRoutes = (deps: AppDeps) =>
       ...READ,
       detail: { summary: "Read a project's base Compose document as YAML and JSON" },
     })
-    .put('/projects/:id/compose', ({ actor, params, body }) => present(saveProjectCompose(deps.db, actor, params.id, body)), {
+    .put(
+      '/projects/:id/compose',
+      ({ actor, params, body }) =>
+        present(writeWithIngress(deps, (tx) => ({ result: saveProjectCompose(tx, actor, params.id, body), servers: serversOfProject(tx, params.id) }))),
+      {
       ...WRITE,
-      detail: { summary: "Save a project's base Compose document (yaml or data) and reconcile every environment" },
-    })
+        detail: { summary: "Save a project's base Compose document (yaml or data) and reconcile every environment" },
+      },
+    )
     .get('/environments/:id/compose', ({ actor, params }) => present(readEnvironmentCompose(deps.db, actor, params.id)), {
       ...READ,
       detail: { summary: "Read an environment's overlay Compose document as YAML and JSON" },
     })
-    .put('/environments/:id/compose', ({ actor, params, body }) => present(saveEnvironmentCompose(deps.db, actor, params.id, body)), {
+    .put(
+      '/environments/:id/compose',
+      ({ actor, params, body }) =>
+        present(writeWithIngress(deps, (tx) => ({ result: saveEnvironmentCompose(tx, actor, params.id, body), servers: serversOfEnvironment(tx, params.id) }))),
+      {
       ...WRITE,
-      detail: { summary: "Save an environment's overlay Compose document (yaml or data) and reconcile the environment" },
-    });
+        detail: { summary: "Save an environment's overlay Compose document (yaml or data) and reconcile the environment" },
+      },
+    );

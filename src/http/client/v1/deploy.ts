@@ -7,18 +7,22 @@
  * The deploy body has no server field (placement lives on the environment pin or the project
  * default; a server field is 422) and `ref` is refused with 501 source_ref_unsupported. Each
  * call commits its deployment and durable command first, then hands the command to the hub,
- * which delivers it now or when the daemon next connects.
+ * which delivers it now or when the daemon next connects. The ingress of the servers the
+ * environment runs on (before and after) is refreshed in the same transaction. Platform
+ * projects (the ingress) are deployed by Panel only: 403.
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { Actor } from '../../../domain/actor.ts';
 import { planDeploy } from '../../../domain/deploy/plan.ts';
-import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';
+import { commitDeploy, enqueueTeardown } from '../../../domain/deployments/service.ts';
+import { serversOfEnvironment } from '../../../domain/ingress/queries.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { errorResponses, IdParams } from '../../schemas.ts';
 import { DeploymentSchema, presentDeployment } from './deployments.ts';
+import { announce, writeWithIngress } from './ingress-refresh.ts';
 
 const DeployBody = v.optional(
   v.strictObject(
@@ -37,19 +41,15 @@ const NoBody = v.optional(v.strictObject({}, 'unknown field'));
 
 const DeployedSchema = v.object({ ...DeploymentSchema.entries, warnings: v.array(v.string()) });
 
-/** Hands the new command to the hub and tells subscribers about the new rows. */
-function announce(deps: AppDeps, enqueued: Enqueued): void {
-  deps.hub.feed.deployment(enqueued.deployment);
-  deps.hub.feed.containers(enqueued.deployment.environmentId, enqueued.containers);
-  deps.hub.dispatch(enqueued.command.serverId);
-}
-
 export const deployRoutes = (deps: AppDeps) => {
   /** Stop and destroy differ only in the command kind they enqueue. */
   const teardown =
     (kind: 'stop' | 'destroy') =>
     ({ actor, params, set }: { actor: Actor; params: { id: string }; set: { status?: number | string } }) => {
-      const enqueued = enqueueTeardown(deps, actor, params.id, kind);
+      const enqueued = writeWithIngress(deps, (tx) => ({
+        result: enqueueTeardown({ ...deps, db: tx }, actor, params.id, kind),
+        servers: serversOfEnvironment(tx, params.id),
+      }));
       announce(deps, enqueued);
       set.status = 202;
       return presentDeployment(enqueued.deployment);
@@ -61,7 +61,11 @@ export const deployRoutes = (deps: AppDeps) => {
       ({ actor, params, body, set }) => {
         if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 'deploying a source ref is not supported', 'ref');
         const plan = planDeploy(deps, actor, params.id, 'write');
-        const enqueued = commitDeploy(deps, plan);
+        const enqueued = writeWithIngress(deps, (tx) => {
+          const before = serversOfEnvironment(tx, params.id);
+          const result = commitDeploy({ ...deps, db: tx }, plan);
+          return { result, servers: [...before, ...serversOfEnvironment(tx, params.id)] };
+        });
         announce(deps, enqueued);
         set.status = 202;
         return { ...presentDeployment(enqueued.deployment), warnings: [...plan.warnings] };

@@ -9,7 +9,9 @@ import {
   loadEnvironment,
   updateEnvironment,
 } from '../../../domain/environments/service.ts';
+import { serversOfEnvironment } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { timestampsOf } from '../../present.ts';
 import {
   Description,
@@ -111,7 +113,7 @@ export const environmentRoutes = (deps: AppDeps) =>
       response: { 200: EnvironmentSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read an environment' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(updateEnvironment(deps.db, actor, params.id, body)), {
+    .patch('/:id', ({ actor, params, body }) => present(writeWithIngress(deps, (tx) => ({ result: updateEnvironment(tx, actor, params.id, body), servers: serversOfEnvironment(tx, params.id) }))), {
       params: IdParams,
       body: UpdateBody,
       response: { 200: EnvironmentSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },

@@ -3,7 +3,13 @@ import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { type Hosting, hostingProtocols, ipScopes } from '../../../db/schema/index.ts';
 import { createHosting, deleteHosting, listHostings, loadHosting, updateHosting } from '../../../domain/hostings/service.ts';
+import { serversRunning } from '../../../domain/ingress/queries.ts';
+import { type HostingLiveState, liveStatesOf } from '../../../domain/ingress/state.ts';
+import type { Queryable } from '../../../domain/shared/database.ts';
+import { TLS_MODES } from '../../../compose/x-panel.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { LiveSchema, presentLive } from './hosting-state.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { timestampsOf } from '../../present.ts';
 import {
   Description,
@@ -35,10 +41,12 @@ const HostingOptions = refuseArrays(
     {
       /** Unique per organization (case-insensitive) whatever the path prefix. */
       hostnames: v.optional(v.pipe(v.array(Hostname), v.maxLength(100, 'at most 100 hostnames'))),
-      pathPrefix: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'), v.regex(/^\//, "must start with '/'"))),
+      pathPrefix: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'), v.regex(/^\/[^\s*]*$/, "must start with '/' and hold no '*' or spaces"))),
       targetPort: v.optional(Port),
       protocol: v.optional(v.picklist(hostingProtocols, 'must be http, tcp or udp')),
       ports: v.optional(v.pipe(v.array(PortMapping), v.maxLength(100, 'at most 100 ports'))),
+      /** http: where the certificate comes from when no tlsId is set (auto: ACME when the organization opted in, else internal; none: plain http). */
+      tls: v.optional(v.picklist(TLS_MODES, 'must be auto, internal or none')),
       /** `public` is required when an ipId is set. */
       bind: v.optional(v.picklist(ipScopes, 'must be public, datacenter or local')),
       /** Reverse-proxy toggles, each on or off. */
@@ -75,11 +83,13 @@ const HostingSchema = v.object({
   protocol: v.nullable(v.picklist(hostingProtocols)),
   metadata: JsonColumn,
   options: JsonColumn,
+  /** What the servers' ingress does with it now (read-only). */
+  live: LiveSchema,
   createdAt: v.string(),
   updatedAt: v.string(),
 });
 
-const present = (row: Hosting) => ({
+const presentRow = (row: Hosting, live: HostingLiveState | undefined) => ({
   id: row.id,
   serviceId: row.serviceId,
   tlsId: row.tlsId,
@@ -89,17 +99,26 @@ const present = (row: Hosting) => ({
   protocol: row.protocol,
   metadata: row.metadata,
   options: row.options,
+  live: presentLive(row, live),
   ...timestampsOf(row),
 });
 
-export const hostingRoutes = (deps: AppDeps) =>
-  new Elysia({ prefix: '/hostings', detail: { tags: ['hostings'] } })
+export const hostingRoutes = (deps: AppDeps) => {
+  const present = (row: Hosting) => presentRow(row, liveStatesOf(deps.db, [row]).get(row.id));
+  /** The write, then the ingress of every server running the service (before and after). */
+  const withIngress = (serviceIds: () => string[], write: (tx: Queryable) => Hosting) =>
+    writeWithIngress(deps, (tx) => {
+      const before = serversRunning(tx, serviceIds());
+      const row = write(tx);
+      return { result: row, servers: [...before, ...serversRunning(tx, [...serviceIds(), row.serviceId])] };
+    });
+  return new Elysia({ prefix: '/hostings', detail: { tags: ['hostings'] } })
     .use(clientGuard(deps))
     .post(
       '/',
       ({ actor, body, set }) => {
         set.status = 201;
-        return present(createHosting(deps.db, actor, body));
+        return present(withIngress(() => [body.serviceId], (tx) => createHosting(tx, actor, body)));
       },
       {
         body: CreateBody,
@@ -111,7 +130,8 @@ export const hostingRoutes = (deps: AppDeps) =>
       '/',
       ({ actor, query }) => {
         const page = listHostings(deps.db, actor, query.serviceId, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
+        const live = liveStatesOf(deps.db, page.data);
+        return { data: page.data.map((row) => presentRow(row, live.get(row.id))), nextCursor: page.nextCursor };
       },
       {
         query: v.object({ serviceId: Uuid, ...ListQuery }),
@@ -124,7 +144,7 @@ export const hostingRoutes = (deps: AppDeps) =>
       response: { 200: HostingSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a hosting' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(updateHosting(deps.db, actor, params.id, body)), {
+    .patch('/:id', ({ actor, params, body }) => present(withIngress(() => [loadHosting(deps.db, actor, params.id).serviceId], (tx) => updateHosting(tx, actor, params.id, body))), {
       params: IdParams,
       body: UpdateBody,
       response: { 200: HostingSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'hostname_in_use', 'validation_failed') },
@@ -133,7 +153,12 @@ export const hostingRoutes = (deps: AppDeps) =>
     .delete(
       '/:id',
       ({ actor, params, set }) => {
-        deleteHosting(deps.db, actor, params.id);
+        writeWithIngress(deps, (tx) => {
+          const { serviceId } = loadHosting(tx, actor, params.id);
+          const servers = serversRunning(tx, [serviceId]);
+          deleteHosting(tx, actor, params.id);
+          return { result: undefined, servers };
+        });
         set.status = 204;
       },
       {
@@ -142,3 +167,4 @@ export const hostingRoutes = (deps: AppDeps) =>
         detail: { summary: 'Delete a hosting with its hostnames and variables' },
       },
     );
+};

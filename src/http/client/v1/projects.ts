@@ -10,7 +10,9 @@ import {
   PROJECT_TYPES,
   updateProject,
 } from '../../../domain/projects/service.ts';
+import { serversOfProject } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { timestampsOf } from '../../present.ts';
 import {
   Description,
@@ -120,7 +122,7 @@ export const projectRoutes = (deps: AppDeps) =>
       response: { 200: ProjectSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a project' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(updateProject(deps.db, actor, params.id, body)), {
+    .patch('/:id', ({ actor, params, body }) => present(writeWithIngress(deps, (tx) => ({ result: updateProject(tx, actor, params.id, body), servers: serversOfProject(tx, params.id) }))), {
       params: IdParams,
       body: UpdateBody,
       response: { 200: ProjectSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') },
