@@ -17,7 +17,7 @@ const USAGE = `panel ${PANEL_VERSION} — self-hosted deployment control plane
 usage:
   panel serve                       control plane: HTTP + WebSocket, and the local daemon socket
   panel migrate                     apply pending database migrations and exit
-  panel compose config <base.yaml> [overlay.yaml ...] [--json]
+  panel compose config <base.yaml> [overlay.yaml ...] [--json] [--policy [--host-access]]
                                     print the merged Compose model, like docker compose config
   panel daemon join <url> --token T enroll this machine's agent with a control plane
   panel daemon run [--local]        run the agent (--local: the control plane's unix socket)

@@ -6,7 +6,7 @@
 import { hashToken, newOpaqueToken } from '../src/auth/token.ts';
 import { generateDaemonKeyPair } from '../src/crypto/index.ts';
 import type { HubSocket } from '../src/daemon/hub.ts';
-import type { Frame, HelloFrame } from '../src/daemon/protocol.ts';
+import type { Frame, HelloFrame } from '../src/contract/daemon-protocol.ts';
 import { server } from '../src/db/schema/index.ts';
 import type { TestApp } from './harness.ts';
 

@@ -26,7 +26,7 @@ import { type FleetLab, startFleetLab } from '../../test/e2e/fleet-lab.ts';
 import { completeInstall, freePort, type Session } from '../../test/e2e/panel-api.ts';
 import { startPanel } from '../../test/e2e/process.ts';
 import { generateCaddyConfig, type IngressLayout, type ObservedContainer } from '../../src/ingress/caddy-config.ts';
-import type { IngressPayload, IngressRoute } from '../../src/ingress/payload.ts';
+import type { IngressPayload, IngressRoute } from '../../src/contract/ingress.ts';
 
 const HOSTINGS = 1000;
 const RUNS = 25;

@@ -4,14 +4,13 @@
  * the executable, and the hashes verify with any Argon2 library (test: password.test.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { PASSWORD_MAX_LENGTH } from '../contract/identity.ts';
 
 export const ARGON2_MEMORY_KIB = 19456;
 export const ARGON2_ITERATIONS = 2;
 export const ARGON2_PARALLELISM = 1;
 
 export const PASSWORD_MIN_LENGTH = 12;
-/** Upper bound so a multi-megabyte "password" cannot be used to burn CPU. */
-export const PASSWORD_MAX_LENGTH = 1024;
 
 export function hashPassword(password: string): Promise<string> {
   // Bun.password always uses parallelism 1 for Argon2.

@@ -51,25 +51,44 @@ describe('panel compose config', () => {
     expect((await run([base, overlay])).code).toBe(0);
   });
 
-  test('a validation error prints path: message and exits 1', async () => {
-    const base = file('placement.yaml', 'x-panel: {placement: {server_id: x}}\nservices: {web: {image: a}}\n');
-    const result = await run([base]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('x-panel.placement: x-panel.placement is not accepted');
-    expect(result.stdout).toBe('');
+  test('prints any document Compose reads: the tenant policy applies only with --policy', async () => {
+    const base = file('host.yaml', 'services: {web: {image: a, privileged: true, volumes: ["/srv/data:/data"], network_mode: host}}\n');
+    expect(await run([base])).toMatchObject({ code: 0, stderr: '' });
+    const refused = await run([base, '--policy']);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/\/host\.yaml: services\.web\.privileged: privileged mode .* needs host access/);
+    expect((await run([base, '--policy', '--host-access'])).code).toBe(0);
+    expect((await run([base, '--host-access'])).code).toBe(2);
   });
 
-  test('host access is refused unless --allow-host-access', async () => {
-    const base = file('privileged.yaml', 'services: {web: {image: a, privileged: true}}\n');
-    expect((await run([base])).stderr).toContain('services.web.privileged:');
-    expect((await run([base, '--allow-host-access'])).code).toBe(0);
+  test('an error names the file and the path once', async () => {
+    const base = file('placement.yaml', 'x-panel: {placement: {server_id: x}}\nservices: {web: {image: a}}\n');
+    expect((await run([base])).code).toBe(0);
+    const result = await run([base, '--policy']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toStartWith(`${base}: x-panel.placement `);
+    expect(result.stderr.split('x-panel.placement').length - 1).toBe(1);
+  });
+
+  test('extends is resolved per file before the merge, as Compose does', async () => {
+    const base = file('extends-base.yaml', 'services:\n  web: {image: app:1}\n  worker: {extends: web, command: run}\n');
+    const overlay = file('extends-prod.yaml', 'services:\n  web: {image: app:2}\n');
+    const result = await run([base, overlay, '--json']);
+    expect(JSON.parse(result.stdout)).toEqual({ services: { web: { image: 'app:2' }, worker: { image: 'app:1', command: 'run' } } });
+  });
+
+  test('an error of the merge is reported for the merged model', async () => {
+    const base = file('cycle.yaml', 'services:\n  a: {image: x, extends: b}\n  b: {image: y, extends: a}\n');
+    const result = await run([base]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toStartWith('merged: services.b.extends: circular reference a -> b -> a');
   });
 
   test('a YAML syntax error names the file, line and column', async () => {
     const base = file('broken.yaml', 'services:\n  web: [nginx\n');
     const result = await run([base]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/broken\.yaml: \(document\): YAML syntax error: .* at line \d+, column \d+/);
+    expect(result.stderr).toMatch(/\/broken\.yaml: YAML syntax error: .* at line \d+, column \d+/);
   });
 
   test('usage errors and unreadable files exit 2', async () => {

@@ -1,14 +1,16 @@
 /**
- * `panel compose config <base.yaml> [overlay.yaml ...] [--json]`: validates each file as a save
- * would, merges them in order and prints the merged model, like `docker compose config`
- * without Compose's own normalization. Exit codes: 0 printed, 1 invalid document, 2 usage or
+ * `panel compose config <base.yaml> [overlay.yaml ...] [--json] [--policy [--host-access]]`:
+ * merges the files in order (each file's own `extends` first, as Compose does) and prints the
+ * merged model, like `docker compose config` without Compose's own normalization. It reads any
+ * document Compose reads; Panel's tenant policy applies only with --policy, as a save would
+ * (each file, then the merged model). Exit codes: 0 printed, 1 invalid document, 2 usage or
  * unreadable file.
  */
 import { readFile } from 'node:fs/promises';
 import { DomainError } from '../lib/errors.ts';
 import { parseComposeText, stringifyComposeModel } from './document.ts';
 import { mergeCompose } from './merge.ts';
-import { validateCompose } from './validate.ts';
+import { type StoredPolicy, validateCompose } from './validate.ts';
 import type { JsonObject } from './values.ts';
 
 export interface CommandOutput {
@@ -16,29 +18,41 @@ export interface CommandOutput {
   stderr(text: string): void;
 }
 
-export const COMPOSE_CONFIG_USAGE = `usage: panel compose config <base.yaml> [overlay.yaml ...] [--json]
-                                                 [--allow-host-access]
+export const COMPOSE_CONFIG_USAGE = `usage: panel compose config <base.yaml> [overlay.yaml ...] [--json] [--policy [--host-access]]
 
 Prints the model Panel deploys for a project base and environment overlays, merged with the
-Compose merge rules (including !reset and !override). --json prints JSON instead of YAML.
---allow-host-access accepts settings reserved to platform projects (privileged, host paths...).
+Compose merge rules (extends, !reset and !override included). --json prints JSON instead of YAML.
+--policy checks every file and the merged model against Panel's Compose policy, as a save does
+for an organization without host access; --host-access as for one with it.
 `;
 
 interface ParsedArgs {
   files: string[];
   json: boolean;
-  allowHostAccess: boolean;
+  policy: StoredPolicy | null;
 }
 
 function parseArgs(args: string[]): ParsedArgs | string {
-  const parsed: ParsedArgs = { files: [], json: false, allowHostAccess: false };
+  const files: string[] = [];
+  let json = false;
+  let policy = false;
+  let hostAccess = false;
   for (const arg of args) {
-    if (arg === '--json') parsed.json = true;
-    else if (arg === '--allow-host-access') parsed.allowHostAccess = true;
+    if (arg === '--json') json = true;
+    else if (arg === '--policy') policy = true;
+    else if (arg === '--host-access') hostAccess = true;
     else if (arg.startsWith('-')) return `unknown option ${arg}`;
-    else parsed.files.push(arg);
+    else files.push(arg);
   }
-  return parsed.files.length === 0 ? 'at least one Compose file is required' : parsed;
+  if (files.length === 0) return 'at least one Compose file is required';
+  if (hostAccess && !policy) return '--host-access applies to --policy';
+  return { files, json, policy: policy ? { hostAccess } : null };
+}
+
+/** `path: message`, without the path twice when the message already starts with it. */
+export function describeComposeError(error: DomainError): string {
+  if (error.path === undefined || error.message.startsWith(`${error.path}:`) || error.message.startsWith(`${error.path} `)) return error.message;
+  return `${error.path}: ${error.message}`;
 }
 
 export async function composeConfigCommand(args: string[], out: CommandOutput): Promise<number> {
@@ -66,12 +80,11 @@ export async function composeConfigCommand(args: string[], out: CommandOutput): 
     try {
       const { data } = parseComposeText(text);
       // Overlays may name principals the base declares, as environment overlays do.
-      const options = { allowHostAccess: parsed.allowHostAccess, knownPrincipals: principals };
-      ({ principals } = validateCompose(data, options));
+      if (parsed.policy !== null) ({ principals } = validateCompose(data, { policy: parsed.policy, knownPrincipals: principals }));
       models.push(data);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      out.stderr(`${file}: ${error.path ?? '(document)'}: ${error.message}\n`);
+      out.stderr(`${file}: ${describeComposeError(error)}\n`);
       return 1;
     }
   }
@@ -80,9 +93,10 @@ export async function composeConfigCommand(args: string[], out: CommandOutput): 
   let merged: JsonObject;
   try {
     merged = mergeCompose(base!, ...overlays);
+    if (parsed.policy !== null) validateCompose(merged, { policy: parsed.policy });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    out.stderr(`${error.path ?? '(document)'}: ${error.message}\n`);
+    out.stderr(`merged: ${describeComposeError(error)}\n`);
     return 1;
   }
   out.stdout(parsed.json ? `${JSON.stringify(merged, null, 2)}\n` : stringifyComposeModel(merged));

@@ -8,13 +8,15 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '../lib/errors.ts';
-import { type CompileInput, type CompileResult, compile } from './compile.ts';
+import { type CompileInput, type CompileResult, compile, type ServerDocument } from './compile.ts';
 import { findComposeBinary, runComposeConfig } from './compose-binary.ts';
 import { parseComposeText, stringifyComposeModel } from './document.ts';
 import {
   BLOG_SERVICES,
   blogInput,
+  FIXTURE_SERVERS,
   IDS,
+  placementOn,
   readFixture,
   SECRET_SENTINELS,
   SHOP_SERVICES,
@@ -28,23 +30,34 @@ import {
 import type { JsonObject } from './values.ts';
 import { resolveVariables, type VariableRow } from './variables.ts';
 
-const recorded: { name: string; result: CompileResult }[] = [];
+/** One server's document with what the whole compile says. */
+type Compiled = ServerDocument & { project: string; warnings: string[] };
 
-function compiled(name: string, input: CompileInput): CompileResult {
+const recorded: { name: string; result: Compiled }[] = [];
+
+/** Every document of the compile, recorded for the Compose check at the end. */
+function compiledAll(name: string, input: CompileInput): CompileResult {
   const result = compile(input);
-  recorded.push({ name, result });
+  for (const document of result.documents) recorded.push({ name: `${name} (${document.serverId})`, result: { ...document, project: result.project, warnings: result.warnings } });
   return result;
 }
 
-const servicesOf = (result: CompileResult) => result.model.services as Record<string, JsonObject>;
+/** A compile whose plan uses one server: its document. */
+function compiled(name: string, input: CompileInput): Compiled {
+  const result = compiledAll(name, input);
+  expect(result.documents).toHaveLength(1);
+  return { ...result.documents[0]!, project: result.project, warnings: result.warnings };
+}
 
-/** A one-off project from YAML text: service ids from the order of the keys, variables resolved on IDS.server. */
+const servicesOf = (result: { model: JsonObject }) => result.model.services as Record<string, JsonObject>;
+
+/** A one-off project from YAML text: service ids from the order of the keys, variables resolved per server. */
 function inputFor(text: string, rows: VariableRow[] = [], overrides: Partial<CompileInput> = {}): CompileInput {
   const base = parseComposeText(text).data;
   const keys = Object.keys(base.services as JsonObject);
   const ids = Object.fromEntries(keys.map((key, i) => [key, `01940000-0000-7000-8000-00000000e${String(i).padStart(3, '0')}`]));
   const chains = keys.map((key) => ({ ...shopChains()[0]!, serviceId: ids[key]!, hostingIds: [] }));
-  return { ...shopInput(), base, overlay: undefined, services: serviceRows(ids), variables: resolveVariables(rows, chains, IDS.server), ...overrides };
+  return { ...shopInput(), base, overlay: undefined, services: serviceRows(ids), variablesOn: (serverId) => resolveVariables(rows, chains, serverId), ...overrides };
 }
 
 function refusal(input: CompileInput): DomainError {
@@ -161,8 +174,8 @@ describe('compile: the shop with its production overlay', () => {
     const before = structuredClone({ base: input.base, overlay: input.overlay });
     const again = compiled('shop production (again)', input);
     expect({ base: input.base, overlay: input.overlay }).toEqual(before);
-    const reversed = resolveVariables([...shopVariables()].reverse(), [...shopChains()].reverse(), IDS.server);
-    expect(compiled('shop production (rows reversed)', { ...input, variables: reversed }).yaml).toBe(again.yaml);
+    const reversed = (serverId: string) => resolveVariables([...shopVariables()].reverse(), [...shopChains()].reverse(), serverId);
+    expect(compiled('shop production (rows reversed)', { ...input, variablesOn: reversed }).yaml).toBe(again.yaml);
     expect(again.yaml).toBe(result.yaml);
   });
 });
@@ -187,9 +200,9 @@ describe('compile: several instances on one server', () => {
     expect(result.secrets.filter((entry) => entry.serviceId === IDS.web)).toHaveLength(2);
   });
 
-  test('a fixed published port on several instances is warned', () => {
-    const result = compiled('shop base only, web x2', shopInput({ overlay: undefined, services: serviceRows(SHOP_SERVICES, { web: 2 }) }));
-    expect(result.warnings).toContain('services.web publishes a fixed host port; its 2 instances on one server will conflict');
+  test('a fixed published port on several instances of one server is refused: Docker binds it once', () => {
+    const error = refusal(shopInput({ overlay: undefined, services: serviceRows(SHOP_SERVICES, { web: 2 }) }));
+    expect({ code: error.code, path: error.path }).toEqual({ code: 'host_port_conflict', path: 'services.web.ports' });
   });
 
   test('custom naming: authored names suffixed per instance, Compose defaults otherwise', () => {
@@ -201,7 +214,7 @@ describe('compile: several instances on one server', () => {
       proxy: 'blog-proxy',
       cache: `${result.project}-cache-1`,
       backup: `${result.project}-backup-1`,
-      mailer: `${result.project}-mailer-1`,
+      mailer: 'blog-mailer',
     });
     for (const [key, name] of Object.entries(names)) expect(servicesOf(result)[key]!.container_name).toBe(name);
   });
@@ -214,16 +227,19 @@ describe('compile: several instances on one server', () => {
     expect(backup!.network_mode).toBe('service:app-1');
     expect(backup!.volumes_from).toEqual(['app-1:ro']);
     expect(backup!.depends_on).toEqual({ 'app-1': { condition: 'service_started' }, 'app-2': { condition: 'service_started' }, 'app-3': { condition: 'service_started' } });
-    expect(mailer!.extends).toEqual({ service: 'app-1' });
     expect(app2!.networks).toEqual({ front: { aliases: ['app'] }, back: { aliases: ['app'] } });
-    expect(result.warnings).toContain('services.mailer extends app, which runs several instances: it extends app-1 and inherits its network alias app');
+    // extends was resolved before the instances were cloned: the mailer is a service of its own.
+    expect(mailer).toMatchObject({ image: 'ghcr.io/acme/blog:2.0', command: ['node', 'mailer.js'], networks: ['front', 'back'] });
+    expect(mailer!.extends).toBeUndefined();
   });
 
-  test('deploy.replicas is dropped (Compose refuses it with container_name); the rest of deploy stays', () => {
-    const result = compiled('blog, app x1', blogInput(1));
-    expect(servicesOf(result).app!.deploy).toEqual({ resources: { limits: { memory: '512M' } } });
-    expect(servicesOf(result).app!.container_name).toBe('blog-app');
-    expect(result.warnings).toContain("services.app.deploy.replicas (2) is not run on one server; set the service's instances instead");
+  test('deploy.replicas on one server: clones like instances; replicas and placement leave the document, the rest of deploy stays', () => {
+    const overlay = parseComposeText('services:\n  app:\n    deploy: {replicas: 2, placement: {constraints: [node.labels.disk == ssd]}}\n').data;
+    const result = compiled('blog, app replicas 2', blogInput(1, { overlay }));
+    expect(Object.keys(servicesOf(result))).toEqual(['app-1', 'app-2', 'proxy', 'cache', 'backup', 'mailer']);
+    expect(servicesOf(result)['app-2']!.deploy).toEqual({ resources: { limits: { memory: '512M' } } });
+    expect(servicesOf(result)['app-2']!.container_name).toBe('blog-app-2');
+    expect(result.yaml).not.toMatch(/replicas|constraints/);
   });
 
   test('reserved labels are dropped, authored ones kept; an authored secret at a variable target gives way', () => {
@@ -244,6 +260,68 @@ describe('compile: several instances on one server', () => {
     const result = compiled('blog, uuid naming', blogInput(1, { containerNaming: 'uuid' }));
     expect(servicesOf(result).proxy!.container_name).toBe(`${BLOG_SERVICES.proxy}-1`);
     expect(result.warnings).toContain('services.proxy.container_name is replaced: the project names containers by service id');
+  });
+});
+
+describe('compile: one document per server', () => {
+  const overlay = parseComposeText(`services:
+  web:
+    image: !override ghcr.io/acme/shop:1.4.1
+    ports: !reset []
+    deploy: {replicas: 3, placement: {max_replicas_per_node: 2}}
+  worker:
+    deploy: {placement: {constraints: [node.hostname == b.example.net]}}
+  debug: !reset {}
+`).data;
+  const result = compiledAll('shop over two servers', shopInput({ overlay, placement: placementOn(IDS.server, FIXTURE_SERVERS) }));
+  const [onA, onB] = result.documents;
+
+  test('the anchor first; each document records its server and holds only what runs there', () => {
+    expect(result.documents.map((document) => document.serverId)).toEqual([IDS.server, IDS.otherServer]);
+    expect(onA!.model['x-panel']).toEqual({ placement: { server_id: IDS.server } });
+    expect(onB!.model['x-panel']).toEqual({ placement: { server_id: IDS.otherServer } });
+    expect(Object.keys(servicesOf(onA!))).toEqual(['web-1', 'web-3', 'db']);
+    expect(Object.keys(servicesOf(onB!))).toEqual(['web', 'worker']);
+    for (const document of result.documents) {
+      expect(document.model.name).toBe(result.project);
+      expect(parseComposeText(document.yaml).data).toEqual(document.model);
+      expect(document.yaml).not.toMatch(/replicas|constraints/);
+    }
+  });
+
+  test('container rows per server: ordinals where the planner put them, names per containerNaming', () => {
+    const rows = result.documents.flatMap((document) => document.containers.map((row) => ({ ...row, serverId: document.serverId })));
+    expect(rows.filter((row) => row.serviceId === IDS.web)).toEqual([
+      { serviceId: IDS.web, composeServiceName: 'web-1', containerName: `${IDS.web}-1`, role: 'service', ordinal: 1, serverId: IDS.server },
+      { serviceId: IDS.web, composeServiceName: 'web-3', containerName: `${IDS.web}-3`, role: 'service', ordinal: 3, serverId: IDS.server },
+      { serviceId: IDS.web, composeServiceName: 'web', containerName: `${IDS.web}-2`, role: 'service', ordinal: 2, serverId: IDS.otherServer },
+    ]);
+    expect(servicesOf(onB!).web!.labels).toMatchObject({ 'dev.panel.ordinal': '2', 'dev.panel.compose-service': 'web' });
+    expect(rows.map((row) => row.serviceId).sort()).toEqual([IDS.web, IDS.web, IDS.web, IDS.worker, IDS.db].sort());
+  });
+
+  test('references to services of another server are dropped, with a warning; those on the same server stay', () => {
+    expect(servicesOf(onA!)['web-1']!.depends_on).toEqual({ db: { condition: 'service_healthy' } });
+    expect(servicesOf(onB!).web!.depends_on).toBeUndefined();
+    expect(servicesOf(onB!).worker!.depends_on).toBeUndefined();
+    expect(result.warnings).toContain('services.web.depends_on db is dropped on server server-b: no container of db runs there');
+    expect(result.warnings).toContain('services.worker.depends_on db is dropped on server server-b: no container of db runs there');
+  });
+
+  test("server-scope variables are each server's own; secrets go only where a service uses them", () => {
+    expect((servicesOf(onA!)['web-1']!.environment as JsonObject).REGION).toBe('eu-central');
+    expect((servicesOf(onB!).web!.environment as JsonObject).REGION).toBe('us-east');
+    expect(onA!.secrets.map((entry) => entry.name)).toEqual(['web__db_password', 'web__npm_token', 'db__db_password', 'db__postgres_password']);
+    expect(onB!.secrets.map((entry) => entry.name)).toEqual(['web__db_password', 'web__npm_token', 'web__other_server_token', 'worker__db_password', 'worker__other_server_token']);
+    expect(onA!.yaml).not.toContain('other_server_token');
+    for (const document of result.documents) expect(JSON.stringify(document)).not.toContain(SECRET_SENTINELS[3]);
+  });
+
+  test('a plan that places nothing compiles no document', () => {
+    const none = parseComposeText('services:\n  web: {deploy: {replicas: 0}}\n  worker: {deploy: {replicas: 0}}\n  db: {deploy: {replicas: 0}}\n  debug: !reset {}\n').data;
+    const empty = compile(shopInput({ overlay: none }));
+    expect(empty.documents).toEqual([]);
+    expect([...empty.placement.services.values()]).toEqual([[], [], []]);
   });
 });
 
@@ -306,6 +384,12 @@ describe('compile: refusals', () => {
     expect({ code: error.code, path: error.path }).toEqual({ code: 'compose_invalid', path: 'services.web.x-panel.principal' });
   });
 
+  test("a placement the organization cannot satisfy is the planner's refusal", () => {
+    const overlay = parseComposeText('services:\n  db:\n    deploy: {placement: {constraints: [node.labels.disk == nvme]}}\n').data;
+    const error = refusal(shopInput({ overlay }));
+    expect({ code: error.code, status: error.status, path: error.path }).toEqual({ code: 'constraint_unsatisfiable', status: 422, path: 'services.db.deploy.placement.constraints.0' });
+  });
+
   test('a clone name already used by another service', () => {
     const input = inputFor('services:\n  web: {image: nginx}\n  web-2: {image: nginx}\n');
     const services = input.services.map((row) => (row.composeServiceName === 'web' ? { ...row, options: { instances: 2 } } : row));
@@ -334,7 +418,7 @@ afterAll(() => {
  * accepts it, names the containers as the rows say, and reads the same model from our YAML
  * writer as from stringifyComposeModel's text of the same model.
  */
-async function composeAccepts(name: string, result: CompileResult, index: number): Promise<void> {
+async function composeAccepts(name: string, result: Compiled, index: number): Promise<void> {
   if (!lookup.found) return;
   const dir = join(workDir, String(index));
   mkdirSync(join(dir, 'secrets'), { recursive: true });

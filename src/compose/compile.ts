@@ -1,31 +1,35 @@
 /**
- * The deploy compiler: project base + environment overlay + platform settings → the ONE runtime
- * compose.yaml a daemon writes and runs (spec, Compose documents 4). Pure: no database, no I/O.
+ * The deploy compiler: project base + environment overlay + platform settings → one runtime
+ * compose.yaml per server the plan uses (spec, Compose documents 4 and 8), each run by that
+ * server's daemon. Pure: no database, no I/O.
  *
  * Steps: merge the overlay onto the base (mergeCompose), validate the result as a save would,
- * then per service:
- * - `x-panel.principal` → `user` (`uid[:gid]` of the provisioned host account, its name when no
- *   uid is known); the rest of `x-panel` (serviceKind, hosting, cron, php, source) is read by
- *   the platform elsewhere and is removed here, as is the root `x-panel`;
- * - resolved variables (variables.ts): non-secrets into `environment` (forRuntime) and
- *   `build.args` (forBuild), `$` doubled for literal ones; secrets only as files (injectVariables);
- * - `deploy.replicas`/`scale` above 1 are dropped: one server runs `options.instances`
- *   (instances.ts), the planner decides replicas across servers;
- * - container names per the project's containerNaming and platform labels (naming.ts).
- * The root records `x-panel.placement.server_id` (Compose ignores `x-*` keys; the deploy preview
- * shows it) and `name: pn-<environmentId>`, the project name the daemon runs it under.
+ * apply each service's `x-panel` (`principal` → `user`, `uid[:gid]` of the provisioned host
+ * account, its name when no uid is known; the rest is read by the platform elsewhere and
+ * removed, as is the root `x-panel`), then place every replica (planner/plan.ts). Per server:
+ * - only the services placed there, a service with several ordinals there as clones
+ *   (instances.ts), with references to services running elsewhere dropped;
+ * - `deploy.replicas`, `deploy.mode`, `deploy.placement` and `scale` removed (the planner has
+ *   applied them; the document says what runs on this server);
+ * - the server's resolved variables (server-scope ones differ per server): non-secrets into
+ *   `environment` (forRuntime) and `build.args` (forBuild), `$` doubled for literal ones;
+ *   secrets only as files, and only those its services use (inject-variables.ts);
+ * - container names per the project's containerNaming and platform labels (naming.ts);
+ * - `x-panel.placement.server_id` at the root (Compose ignores `x-*` keys; the deploy preview
+ *   shows it) and `name: pn-<environmentId>`, the project name the daemon runs it under.
  * The text is written by writeComposeYaml (compose-yaml.ts), which reads back as the same model
  * as stringifyComposeModel's output but is about a hundred times faster on large projects.
  */
 import { validationFailed } from '../lib/errors.ts';
 import { writeComposeYaml } from './compose-yaml.ts';
-import { cloneKey, cloneInstances } from './instances.ts';
+import { composeServiceOf, servicesOnServer } from './instances.ts';
 import { injectVariables, planSecrets, type CompiledSecret } from './inject-variables.ts';
 import { composeInvalid } from './limits.ts';
 import { mergeCompose } from './merge.ts';
 import { applyPlatformLabels, type ContainerNaming, composeProjectName, customContainerName, uuidContainerName } from './naming.ts';
-import { validateCompose } from './validate.ts';
-import { isMapping, type JsonObject } from './values.ts';
+import { type Placement, type PlannerServer, planPlacement, type PreviousReplica } from './planner/plan.ts';
+import { type StoredPolicy, validateCompose } from './validate.ts';
+import { copyJson, isMapping, type JsonObject } from './values.ts';
 import type { ResolvedVariable } from './variables.ts';
 
 export type { CompiledSecret } from './inject-variables.ts';
@@ -43,6 +47,18 @@ export interface CompilePrincipal {
   gid?: number | null;
 }
 
+/** Where the environment may run: the planner's input besides the document. */
+export interface PlacementContext {
+  /** The environment pin or the project default. */
+  anchorServerId: string;
+  /** Every server of the organization, with labels and connection state. */
+  servers: readonly PlannerServer[];
+  /** Where each replica ran (the environment's container rows). */
+  previous: readonly PreviousReplica[];
+  /** The organization's overlay fabric. */
+  fabric: { enabled: boolean };
+}
+
 export interface CompileInput {
   /** project.options.compose.data (presentation is not passed). */
   base: JsonObject;
@@ -51,81 +67,131 @@ export interface CompileInput {
   organizationId: string;
   projectId: string;
   environmentId: string;
-  /** The server this document is compiled for (the environment pin or the project default). */
-  serverId: string;
+  placement: PlacementContext;
   containerNaming?: ContainerNaming;
   /** The environment's service rows; every service of the merged document needs one. */
   services: readonly CompileServiceRow[];
-  /** Resolved variables by service id (resolveVariables). */
-  variables: ReadonlyMap<string, readonly ResolvedVariable[]>;
+  /** Resolved variables by service id as seen on one server (resolveVariables with that server). */
+  variablesOn: (serverId: string) => ReadonlyMap<string, readonly ResolvedVariable[]>;
   principals: Readonly<Record<string, CompilePrincipal>>;
-  /** Platform-owned projects may use host access (validate.ts). */
-  allowHostAccess?: boolean;
+  /** The Compose policy the merged document is held to (domain/compose/policy.ts decides it). */
+  policy: StoredPolicy;
 }
 
 /** A container row deploy pre-allocates (status pending). */
 export interface CompiledContainer {
   serviceId: string;
-  /** The Compose service it runs under: the key, or `<key>-<ordinal>` for a multi-instance clone. */
+  /** The Compose service it runs under: the key, or `<key>-<ordinal>` for one of several on its server. */
   composeServiceName: string;
   containerName: string;
   role: 'service';
   ordinal: number;
 }
 
-export interface CompileResult {
-  /** Compose project name, `pn-<environmentId>`. */
-  project: string;
+/** The runtime document of one server. */
+export interface ServerDocument {
+  serverId: string;
   yaml: string;
   model: JsonObject;
   /** Files the daemon must receive (as pndaemon envelopes) in ./secrets/<name>; no contents. */
   secrets: CompiledSecret[];
   containers: CompiledContainer[];
+}
+
+export interface CompileResult {
+  /** Compose project name, `pn-<environmentId>`. */
+  project: string;
+  placement: Placement;
+  /** One per server the plan uses, the anchor's first (none when nothing is placed). */
+  documents: ServerDocument[];
   warnings: string[];
+}
+
+interface CompiledService {
+  key: string;
+  service: JsonObject;
+  row: CompileServiceRow;
+  /** Its authored container_name (before naming replaced it). */
+  authoredName: string | undefined;
 }
 
 export function compile(input: CompileInput): CompileResult {
   const project = composeProjectName(input.environmentId);
-  const naming = input.containerNaming ?? 'uuid';
   const merged = mergeCompose(input.base, input.overlay ?? undefined);
-  validateCompose(merged, { allowHostAccess: input.allowHostAccess === true });
+  validateCompose(merged, { policy: input.policy });
   const warnings: string[] = [];
 
   const rows = new Map(input.services.map((row) => [row.composeServiceName, row]));
   const services = isMapping(merged.services) ? merged.services : {};
-  const serviceList = Object.entries(services).map(([key, service]) => {
+  const serviceList: CompiledService[] = Object.entries(services).map(([key, service]) => {
     const row = rows.get(key);
     if (row === undefined) throw composeInvalid(`services.${key} has no service record in this environment`, `services.${key}`);
-    return { key, service: service as JsonObject, row, variables: input.variables.get(row.id) ?? [] };
+    const authored = (service as JsonObject).container_name;
+    applyServiceXPanel(service as JsonObject, `services.${key}`, input.principals, warnings);
+    return { key, service: service as JsonObject, row, authoredName: authored === undefined || authored === null ? undefined : String(authored) };
   });
 
-  const topSecrets: JsonObject = isMapping(merged.secrets) ? merged.secrets : {};
-  const secretPlan = planSecrets(serviceList, new Set(Object.keys(topSecrets)));
-  const instances = new Map<string, number>();
-  for (const { key, service, row, variables } of serviceList) {
-    const path = `services.${key}`;
-    applyServiceXPanel(service, path, input.principals, warnings);
-    injectVariables(service, path, variables, secretPlan.namesFor(key), warnings);
-    dropReplicas(service, path, warnings);
-    instances.set(key, instanceCount(row));
+  const placement = planPlacement({
+    document: merged,
+    instances: new Map(serviceList.map(({ key, row }) => [key, instanceCount(row)])),
+    ...input.placement,
+  });
+  warnings.push(...placement.warnings);
+  if (input.containerNaming !== 'custom') {
+    for (const { key, authoredName } of serviceList) {
+      if (authoredName !== undefined) warnings.push(`services.${key}.container_name is replaced: the project names containers by service id`);
+    }
   }
+  for (const { service } of serviceList) removeScheduling(service);
+
+  const names = new Map(input.placement.servers.map((server) => [server.id, server.name]));
+  const documents = placement.servers.map((serverId) =>
+    compileServer(input, { project, merged, serviceList, placement, serverId, serverName: names.get(serverId) ?? serverId, copy: placement.servers.length > 1 }, warnings),
+  );
+  if (typeof merged.name === 'string' && merged.name !== project) {
+    warnings.push(`name "${merged.name}" is replaced by the platform project name ${project}`);
+  }
+  return { project, placement, documents, warnings: [...new Set(warnings)] };
+}
+
+interface ServerTarget {
+  project: string;
+  merged: JsonObject;
+  serviceList: readonly CompiledService[];
+  placement: Placement;
+  serverId: string;
+  serverName: string;
+  /** Several servers share the merged services: each works on its own copy. */
+  copy: boolean;
+}
+
+function compileServer(input: CompileInput, target: ServerTarget, warnings: string[]): ServerDocument {
+  const { project, merged, serviceList, placement, serverId } = target;
+  const naming = input.containerNaming ?? 'uuid';
+  const ordinals = placement.byServer.get(serverId)!;
+  const variables = input.variablesOn(serverId);
+  const here = serviceList
+    .filter(({ key }) => ordinals.has(key))
+    .map((entry) => ({ ...entry, service: target.copy ? (copyJson(entry.service) as JsonObject) : entry.service, variables: variables.get(entry.row.id) ?? [] }));
+
+  const topSecrets: JsonObject = isMapping(merged.secrets) ? { ...merged.secrets } : {};
+  const secretPlan = planSecrets(here, new Set(Object.keys(topSecrets)));
+  for (const { key, service, variables: resolved } of here) injectVariables(service, `services.${key}`, resolved, secretPlan.namesFor(key), warnings);
   for (const secret of secretPlan.secrets) topSecrets[secret.name] = { file: `./secrets/${secret.name}` };
 
-  const compiledServices = cloneInstances(services, instances, warnings);
+  const placed: JsonObject = Object.fromEntries(here.map(({ key, service }) => [key, service]));
+  const compiledServices = servicesOnServer(placed, ordinals, new Set(serviceList.map(({ key }) => key)), target.serverName, warnings);
   const containers: CompiledContainer[] = [];
-  for (const { key, service: authored, row } of serviceList) {
-    const count = instances.get(key)!;
-    const authoredName = authored.container_name;
-    if (naming === 'uuid' && authoredName !== undefined && authoredName !== null) {
-      warnings.push(`services.${key}.container_name is replaced: the project names containers by service id`);
-    }
-    for (let ordinal = 1; ordinal <= count; ordinal++) {
-      const composeServiceName = count > 1 ? cloneKey(key, ordinal) : key;
+  for (const { key, row, authoredName } of here) {
+    const local = ordinals.get(key)!;
+    const total = placement.services.get(key)!.length;
+    for (const ordinal of local) {
+      const composeServiceName = composeServiceOf(key, ordinal, local);
       const service = compiledServices[composeServiceName] as JsonObject;
       const containerName =
         naming === 'uuid'
           ? uuidContainerName(row.id, ordinal)
-          : customContainerName({ project, composeServiceName: key, ordinal, instances: count, authored: authoredName == null ? undefined : String(authoredName) });
+          : customContainerName({ project, composeServiceName: key, ordinal, instances: total, authored: authoredName });
       service.container_name = containerName;
       const dropped = applyPlatformLabels(service, {
         organizationId: input.organizationId,
@@ -136,23 +202,19 @@ export function compile(input: CompileInput): CompileResult {
         role: 'service',
         ordinal: String(ordinal),
       });
-      if (ordinal === 1 && dropped.length > 0) warnings.push(`services.${key}.labels: reserved labels removed: ${dropped.join(', ')}`);
+      if (dropped.length > 0) warnings.push(`services.${key}.labels: reserved labels removed: ${dropped.join(', ')}`);
       containers.push({ serviceId: row.id, composeServiceName, containerName, role: 'service', ordinal });
     }
   }
 
-  if (typeof merged.name === 'string' && merged.name !== project) {
-    warnings.push(`name "${merged.name}" is replaced by the platform project name ${project}`);
-  }
   const model: JsonObject = { name: project };
   for (const [key, value] of Object.entries(merged)) {
     if (key === 'name' || key === 'x-panel' || key === 'secrets') continue;
     model[key] = key === 'services' ? compiledServices : value;
   }
   if (Object.keys(topSecrets).length > 0) model.secrets = topSecrets;
-  model['x-panel'] = { placement: { server_id: input.serverId } };
-
-  return { project, yaml: writeComposeYaml(model), model, secrets: secretPlan.secrets, containers, warnings };
+  model['x-panel'] = { placement: { server_id: serverId } };
+  return { serverId, yaml: writeComposeYaml(model), model, secrets: secretPlan.secrets, containers };
 }
 
 /** Applies and removes the service's `x-panel`. */
@@ -181,18 +243,13 @@ function userOf({ appliedUsername, uid, gid }: CompilePrincipal): string {
   return gid == null ? String(uid) : `${uid}:${gid}`;
 }
 
-/** Compose refuses container_name with several replicas; one server runs options.instances. */
-function dropReplicas(service: JsonObject, path: string, warnings: string[]): void {
-  const deploy = service.deploy;
-  if (isMapping(deploy) && Number(deploy.replicas) > 1) {
-    warnings.push(`${path}.deploy.replicas (${deploy.replicas}) is not run on one server; set the service's instances instead`);
-    const { replicas: _replicas, ...rest } = deploy;
-    service.deploy = rest;
-  }
-  if (Number(service.scale) > 1) {
-    warnings.push(`${path}.scale (${service.scale}) is not run on one server; set the service's instances instead`);
-    delete service.scale;
-  }
+/** What the planner has applied leaves the document: each server's says what runs there. */
+function removeScheduling(service: JsonObject): void {
+  delete service.scale;
+  if (!isMapping(service.deploy)) return;
+  const { replicas: _replicas, mode: _mode, placement: _placement, ...rest } = service.deploy;
+  if (Object.keys(rest).length > 0) service.deploy = rest;
+  else delete service.deploy;
 }
 
 function instanceCount(row: CompileServiceRow): number {

@@ -1,71 +1,65 @@
 /**
- * Multi-instance services (`service.options.instances` N > 1) on one server.
+ * Several containers of one service on one server: a service's replicas the planner put there
+ * (or an anchored service's `options.instances`/`scale`).
  *
  * Compose refuses `container_name` together with `deploy.replicas` > 1, and every compiled
- * container needs its own name (the pre-allocated container row). So a service with N instances
- * is written as N Compose services `<key>-1` ... `<key>-N`, identical but for their names and
- * ordinal label. To keep the document working as authored:
+ * container needs its own name (the pre-allocated container row, `<service id>-<ordinal>`). So
+ * a service with several ordinals on a server is written as one Compose service per ordinal,
+ * `<key>-<ordinal>` (the ordinals the planner gave this server, e.g. web-1 and web-3),
+ * identical but for their names and ordinal label. A service with one ordinal on the server
+ * keeps its key. To keep the document working as authored:
  *
  * - each clone joins its networks with the alias `<key>`, so `http://<key>` still resolves (the
  *   engine's DNS answers with every clone);
  * - references to `<key>` from other services are rewritten: `depends_on` and `links` name every
- *   clone, `network_mode`/`ipc`/`pid: service:<key>`, `volumes_from` and a same-file
- *   `extends.service` name the first clone (an extending service then inherits the alias too:
- *   warned).
- *
- * Fixed published host ports cannot be shared by several clones on one server: warned, not refused
- * (the port may be meant for one instance while the author tries things out).
+ *   clone, `network_mode`/`ipc`/`pid: service:<key>` and `volumes_from` name the first clone
+ *   (same-document `extends` were resolved before, by mergeCompose);
+ * - references to a service the plan runs on no container of this server (`depends_on`,
+ *   `links`) are dropped, with a warning: Compose refuses a document naming an absent service,
+ *   and waits only for services of its own server. Namespaces and volumes_from cannot point
+ *   elsewhere: the planner colocates them.
  */
-import { isMapping, type JsonObject, type JsonValue } from './values.ts';
 import { composeInvalid } from './limits.ts';
+import { copyJson, isMapping, type JsonObject, type JsonValue } from './values.ts';
 
 export const cloneKey = (key: string, ordinal: number) => `${key}-${ordinal}`;
 
+/** The Compose service a container of `key` with `ordinal` runs under, given the ordinals on its server. */
+export const composeServiceOf = (key: string, ordinal: number, ordinalsHere: readonly number[]) =>
+  ordinalsHere.length > 1 ? cloneKey(key, ordinal) : key;
+
 /**
- * Replaces each service of `instances` (key → count > 1) by its clones, in place of the
- * original, and rewrites references to it. Returns the new services mapping.
+ * The services placed on one server (`ordinals`: key → its ordinals there, in document order of
+ * `services`), with several ordinals written as clones and references rewritten. `allKeys` are
+ * every service of the document, so a clone name never shadows one placed elsewhere.
  */
-export function cloneInstances(services: JsonObject, instances: ReadonlyMap<string, number>, warnings: string[]): JsonObject {
+export function servicesOnServer(
+  services: JsonObject,
+  ordinals: ReadonlyMap<string, readonly number[]>,
+  allKeys: ReadonlySet<string>,
+  serverName: string,
+  warnings: string[],
+): JsonObject {
   const cloned: JsonObject = {};
   for (const [key, service] of Object.entries(services)) {
-    const count = instances.get(key) ?? 1;
-    if (count <= 1 || !isMapping(service)) {
+    const here = ordinals.get(key);
+    if (here === undefined) continue;
+    if (here.length <= 1 || !isMapping(service)) {
       cloned[key] = service;
       continue;
     }
-    if (publishesFixedPort(service)) {
-      warnings.push(`services.${key} publishes a fixed host port; its ${count} instances on one server will conflict`);
-    }
-    for (let ordinal = 1; ordinal <= count; ordinal++) {
+    for (const ordinal of here) {
       const name = cloneKey(key, ordinal);
-      if (Object.hasOwn(services, name)) {
-        throw composeInvalid(`services.${key} runs ${count} instances, named ${key}-1..${key}-${count}, but services.${name} exists`, `services.${name}`);
+      if (allKeys.has(name)) {
+        throw composeInvalid(`services.${key} runs several containers on one server, named ${key}-<ordinal>, but services.${name} exists`, `services.${name}`);
       }
       cloned[name] = withAlias(copyJson(service) as JsonObject, key);
     }
   }
   for (const [key, service] of Object.entries(cloned)) {
-    if (isMapping(service)) rewriteReferences(service, key, instances, warnings);
+    if (isMapping(service)) rewriteReferences(service, key, ordinals, serverName, warnings);
   }
   return cloned;
-}
-
-/** A deep copy (structuredClone is several times slower on these plain trees). */
-function copyJson(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(copyJson);
-  if (!isMapping(value)) return value;
-  const copy: JsonObject = {};
-  for (const key in value) copy[key] = copyJson(value[key]!);
-  return copy;
-}
-
-function publishesFixedPort(service: JsonObject): boolean {
-  if (!Array.isArray(service.ports)) return false;
-  return service.ports.some((port) => {
-    if (isMapping(port)) return port.published !== undefined && port.published !== null && port.published !== '';
-    // "8080:80", "127.0.0.1:8080:80", "[::1]:8080:80"; a bare "80" publishes a random port.
-    return String(port).replace(/^\[[^\]]*\]/, '').includes(':');
-  });
 }
 
 /** The clone joins each of its networks (or the default one) with the original key as an alias. */
@@ -84,12 +78,13 @@ function withAlias(service: JsonObject, alias: string): JsonObject {
   return service;
 }
 
-function rewriteReferences(service: JsonObject, key: string, instances: ReadonlyMap<string, number>, warnings: string[]): void {
-  const clonesOf = (key: string): string[] | undefined => {
-    const count = instances.get(key) ?? 1;
-    return count > 1 ? Array.from({ length: count }, (_, i) => cloneKey(key, i + 1)) : undefined;
-  };
-  const first = (key: string) => (clonesOf(key) === undefined ? key : cloneKey(key, 1));
+function rewriteReferences(service: JsonObject, key: string, ordinals: ReadonlyMap<string, readonly number[]>, serverName: string, warnings: string[]): void {
+  const path = `services.${key}`;
+  /** The Compose services `name` runs as on this server; empty when none of its containers is here. */
+  const namesOf = (name: string): string[] => (ordinals.get(name) ?? []).map((ordinal, _, here) => composeServiceOf(name, ordinal, here));
+  const first = (name: string) => namesOf(name)[0] ?? name;
+  const absent = (attribute: string, name: string) =>
+    warnings.push(`${path}.${attribute} ${name} is dropped on server ${serverName}: no container of ${name} runs there`);
 
   if (service.depends_on !== undefined && service.depends_on !== null) {
     const dependsOn: JsonObject = {};
@@ -97,15 +92,21 @@ function rewriteReferences(service: JsonObject, key: string, instances: Readonly
       ? service.depends_on.map((name) => [String(name), { condition: 'service_started' }])
       : Object.entries(isMapping(service.depends_on) ? service.depends_on : {});
     for (const [name, condition] of entries) {
-      for (const target of clonesOf(name) ?? [name]) dependsOn[target] = copyJson(condition);
+      const targets = namesOf(name);
+      if (targets.length === 0) absent('depends_on', name);
+      for (const target of targets) dependsOn[target] = copyJson(condition);
     }
-    service.depends_on = dependsOn;
+    if (Object.keys(dependsOn).length > 0) service.depends_on = dependsOn;
+    else delete service.depends_on;
   }
   if (Array.isArray(service.links)) {
     service.links = service.links.flatMap((link) => {
       const [name = '', alias] = String(link).split(':');
-      return (clonesOf(name) ?? [name]).map((target) => (alias === undefined ? target : `${target}:${alias}`));
+      const targets = namesOf(name);
+      if (targets.length === 0) absent('links', name);
+      return targets.map((target) => (alias === undefined ? target : `${target}:${alias}`));
     });
+    if (service.links.length === 0) delete service.links;
   }
   for (const attribute of ['network_mode', 'ipc', 'pid']) {
     const value = service[attribute];
@@ -118,10 +119,5 @@ function rewriteReferences(service: JsonObject, key: string, instances: Readonly
       const [name = '', ...mode] = text.split(':');
       return [first(name), ...mode].join(':');
     });
-  }
-  const extended = isMapping(service.extends) && service.extends.file === undefined ? service.extends.service : undefined;
-  if (typeof extended === 'string' && clonesOf(extended) !== undefined) {
-    service.extends = { ...(service.extends as JsonObject), service: first(extended) };
-    warnings.push(`services.${key} extends ${extended}, which runs several instances: it extends ${first(extended)} and inherits its network alias ${extended}`);
   }
 }

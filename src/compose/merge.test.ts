@@ -21,6 +21,29 @@ for (const [family, cases] of Object.entries(MERGE_CASE_FAMILIES)) {
   });
 }
 
+describe('mergeCompose: extends', () => {
+  const refusal = (base: string, overlay = '') => () => mergeCompose(model(base), model(overlay));
+  const refusedAt = (path: string, message: RegExp) => expect.objectContaining({ code: 'compose_invalid', path, message: expect.stringMatching(message) });
+
+  test('a service that is not in the same document is refused with the path of extends', () => {
+    expect(refusal('services: {job: {extends: web}}')).toThrow(refusedAt('services.job.extends', /service "web" is not in the same document/));
+    // An overlay's extends names the overlay's services only, as in Compose.
+    expect(refusal('services: {web: {image: a}}', 'services: {job: {extends: web}}')).toThrow(refusedAt('services.job.extends', /same document/));
+  });
+
+  test('cycles, a service extending itself included, are refused', () => {
+    expect(refusal('services: {a: {image: x, extends: a}}')).toThrow(refusedAt('services.a.extends', /circular reference a -> a/));
+    expect(refusal('services: {a: {extends: b}, b: {extends: c}, c: {extends: a}}')).toThrow(refusedAt('services.c.extends', /circular reference a -> b -> c -> a/));
+  });
+
+  test('extends.file is left to Compose; the layers are not modified', () => {
+    const base = model('services: {web: {image: a}, job: {extends: {file: other.yaml, service: web}}}');
+    const copy = structuredClone(base);
+    expect(mergeCompose(base).services).toEqual({ web: { image: 'a' }, job: { extends: { file: 'other.yaml', service: 'web' } } });
+    expect(base).toEqual(copy);
+  });
+});
+
 describe('mergeCompose', () => {
   test('the case collection covers at least 60 cases', () => {
     expect(Object.values(MERGE_CASE_FAMILIES).flat().length).toBeGreaterThanOrEqual(60);

@@ -1,6 +1,7 @@
 /**
  * Merge of Compose layers (project base, then environment overlays) following the Compose
- * specification's merge rules as compose-go implements them (override/merge.go, uncity.go):
+ * specification's merge rules as compose-go implements them (override/merge.go, uncity.go).
+ * Each layer's own `extends` are resolved first, as compose-go does per file (extends.ts).
  *
  * - mappings merge key by key, the later layer winning; `x-*` extensions merge the same way;
  * - sequences append, then UNIQUE_BY (merge-keys.ts) removes redefinitions;
@@ -22,6 +23,7 @@
  *
  * Browser-safe: the console imports it for its read-only merged preview.
  */
+import { resolveExtends, type ServiceMerger } from './extends.ts';
 import { composeInvalid } from './limits.ts';
 import { enforceUniqueness, matchesPattern } from './merge-keys.ts';
 import { mergeTagOf, taggedValue, withoutMergeTags } from './tags.ts';
@@ -69,16 +71,19 @@ const MERGE_RULES = MERGERS.map(([pattern, merger]) => ({ pattern: pattern.split
  * overlays (null/undefined) are skipped. The result carries no merge tags.
  */
 export function mergeCompose(base: JsonValue, ...overlays: (JsonValue | undefined)[]): JsonObject {
-  const baseModel = withoutMergeTags(base ?? {});
-  if (!isMapping(baseModel)) throw composeInvalid('the document root must be a mapping');
-  let merged = enforceUniqueness(baseModel);
+  const baseLayer = base ?? {};
+  if (!isMapping(baseLayer)) throw composeInvalid('the document root must be a mapping');
+  let merged = enforceUniqueness(withoutMergeTags(resolveExtends(baseLayer, mergeService)) as JsonObject);
   for (const overlay of overlays) {
     if (overlay === null || overlay === undefined) continue;
     if (!isMapping(overlay)) throw composeInvalid('the document root must be a mapping');
-    merged = enforceUniqueness(mergeMappings(merged, overlay, []));
+    merged = enforceUniqueness(mergeMappings(merged, resolveExtends(overlay, mergeService), []));
   }
   return merged;
 }
+
+/** `extends`: a service merged onto the one it extends, by the same rules as layers. */
+const mergeService: ServiceMerger = (parent, service, name) => mergeMappings(parent, service, ['services', name]);
 
 function mergeValue(base: JsonValue, overlay: JsonValue, path: string[]): JsonValue {
   const rule = MERGE_RULES.find(({ pattern }) => matchesPattern(path, pattern));

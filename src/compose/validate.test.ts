@@ -49,9 +49,9 @@ describe('x-panel at the root', () => {
     expect(check('x-panel: {principals: {"9lives": {}}}')).toThrow(invalid('x-panel.principals.9lives'));
   });
 
-  test('uid 0 (root) needs allowHostAccess', () => {
+  test('uid 0 (root) needs host access', () => {
     expect(check('x-panel: {principals: {root: {uid: 0}}}')).toThrow(invalid('x-panel.principals.root.uid'));
-    expect(check('x-panel: {principals: {root: {uid: 0}}}', { allowHostAccess: true })).not.toThrow();
+    expect(check('x-panel: {principals: {root: {uid: 0}}}', { policy: { hostAccess: true } })).not.toThrow();
   });
 });
 
@@ -102,78 +102,45 @@ describe('x-panel on a service', () => {
   });
 });
 
-describe('host access', () => {
-  const refused: [string, string][] = [
-    ['privileged: true', 'services.web.privileged'],
-    ['pid: host', 'services.web.pid'],
-    ['ipc: host', 'services.web.ipc'],
-    ['userns_mode: host', 'services.web.userns_mode'],
-    ['cap_add: [NET_ADMIN, ALL]', 'services.web.cap_add.1'],
-    ['cap_add: [SYS_ADMIN]', 'services.web.cap_add.0'],
-    ['cap_add: [cap_sys_admin]', 'services.web.cap_add.0'],
-    ['volumes: ["/:/host"]', 'services.web.volumes.0'],
-    ['volumes: ["/etc:/etc:ro"]', 'services.web.volumes.0'],
-    ['volumes: ["/etc/passwd:/etc/passwd"]', 'services.web.volumes.0'],
-    ['volumes: ["/var/run/docker.sock:/var/run/docker.sock"]', 'services.web.volumes.0'],
-    ['volumes: ["/run/docker.sock:/docker.sock"]', 'services.web.volumes.0'],
-    ['volumes: ["/var/run:/host-run"]', 'services.web.volumes.0'],
-    ['volumes: ["/proc:/host-proc"]', 'services.web.volumes.0'],
-    ['volumes: ["/sys/fs/cgroup:/cgroup"]', 'services.web.volumes.0'],
-    ['volumes: ["/boot:/boot"]', 'services.web.volumes.0'],
-    ['volumes: ["/root/.ssh:/keys"]', 'services.web.volumes.0'],
-    ['volumes: ["/srv/../etc:/x"]', 'services.web.volumes.0'],
-    ['volumes: ["~/.ssh:/keys"]', 'services.web.volumes.0'],
-    ['volumes: ["../../other-project:/data"]', 'services.web.volumes.0'],
-    ['volumes: [{type: bind, source: /etc, target: /host-etc}]', 'services.web.volumes.0.source'],
-    ['volumes: !override [{type: bind, source: /dev, target: /dev}]', 'services.web.volumes.0.source'],
-    ['devices: ["/dev/sda:/dev/sda"]', 'services.web.devices.0'],
-    ['devices: [{source: /dev/kvm, target: /dev/kvm}]', 'services.web.devices.0.source'],
-    ['env_file: /etc/environment', 'services.web.env_file'],
-    ['env_file: [{path: /root/.env}]', 'services.web.env_file.0.path'],
-    ['build: {context: /}', 'services.web.build.context'],
-    ['privileged: "true"', 'services.web.privileged'],
-    ['privileged: ${PRIVILEGED}', 'services.web.privileged'],
-    ['pid: ${PID_MODE:-host}', 'services.web.pid'],
-    ['cap_add: ["${CAP}"]', 'services.web.cap_add.0'],
-    ['volumes: ["${ROOT}:/host"]', 'services.web.volumes.0'],
-    ['volumes: [{type: bind, source: "$HOME", target: /h}]', 'services.web.volumes.0.source'],
-  ];
-  for (const [setting, path] of refused) {
-    test(`${setting} is refused at ${path}, allowed with allowHostAccess`, () => {
-      const text = `services:\n  web:\n    image: app\n    ${setting}\n`;
-      expect(check(text)).toThrow(invalid(path));
-      expect(check(text)).toThrow(/access to the host/);
-      expect(check(text, { allowHostAccess: true })).not.toThrow();
-    });
-  }
-
-  test('top-level secrets, configs and bind-backed volumes are checked too', () => {
-    expect(check('secrets: {shadow: {file: /etc/shadow}}')).toThrow(invalid('secrets.shadow.file'));
-    expect(check('configs: {hosts: {file: /etc/hosts}}')).toThrow(invalid('configs.hosts.file'));
-    expect(check('volumes: {etc: {driver: local, driver_opts: {type: none, o: bind, device: /etc}}}')).toThrow(
-      invalid('volumes.etc.driver_opts.device'),
-    );
-    expect(check('secrets: {shadow: {file: /etc/shadow}}', { allowHostAccess: true })).not.toThrow();
+describe('the Compose policy (policy/ has its own tests)', () => {
+  test('applies to every document, host access only where the policy says so', () => {
+    const text = 'services:\n  web:\n    image: app\n    privileged: true\n';
+    expect(check(text)).toThrow(invalid('services.web.privileged'));
+    expect(check(text, { policy: { hostAccess: true } })).not.toThrow();
   });
 
-  test('ordinary settings stay allowed, network_mode: host included', () => {
+  test('a key Compose does not have is refused with its path', () => {
+    expect(check('services: {web: {image: app, priviledged: true}}')).toThrow(invalid('services.web.priviledged'));
+  });
+});
+
+describe('what the placement planner reads is checked at save', () => {
+  test('replicas, global mode and every placement form the planner honours stay allowed, in base and overlay forms', () => {
     const text = `services:
   web:
     image: app
-    network_mode: host
-    privileged: false
-    ipc: shareable
-    pid: "service:db"
-    cap_add: [NET_BIND_SERVICE]
-    volumes: [data:/data, ./conf:/etc/app:ro, /srv/app/uploads:/uploads, /etcetera:/x, /var/lib/app:/y, /tmp, "./cost$$:/z"]
-    devices: []
-    env_file: [.env, {path: ./prod.env, required: false}]
-    build: {context: ./web}
-volumes:
-  data: {}
-  nfs: {driver_opts: {type: nfs, o: "addr=10.0.0.1", device: ":/export"}}
-secrets: {token: {file: ./token.txt}, env: {environment: TOKEN}}
+    ports: ["8080:80", "127.0.0.1:9000-9001:90/udp", {target: 443, published: "8443"}, "\${PORT}:80"]
+    deploy:
+      replicas: 3
+      placement:
+        constraints: [node.labels.disk == ssd, "node.hostname!=h1", node.id == 0194]
+        preferences: [{spread: node.labels.zone}]
+        max_replicas_per_node: 1
+  agent:
+    image: agent
+    deploy: {mode: global, placement: {constraints: !override [node.labels.role == edge]}}
+  db:
+    image: db
+    deploy: {replicas: !reset null}
 `;
     expect(check(text)).not.toThrow();
+  });
+
+  test('what the planner cannot honour is refused with its path', () => {
+    expect(check('services: {web: {deploy: {placement: {constraints: [node.role == manager]}}}}')).toThrow(invalid('services.web.deploy.placement.constraints.0'));
+    expect(check('services: {web: {deploy: {placement: {preferences: [{spread: node.role}]}}}}')).toThrow(invalid('services.web.deploy.placement.preferences.0'));
+    expect(check('services: {web: {deploy: {mode: global-job}}}')).toThrow(invalid('services.web.deploy.mode'));
+    expect(check('services: {web: {deploy: {replicas: -1}}}')).toThrow(invalid('services.web.deploy.replicas'));
+    expect(check('services: {web: {ports: ["99999:80"]}}')).toThrow(invalid('services.web.ports.0'));
   });
 });

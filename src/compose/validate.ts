@@ -1,25 +1,29 @@
 /**
- * Validation of a Compose model at save: the shape Panel relies on (root mapping, services as a
- * mapping of mappings, top-level resource sections as mappings), the caps of limits.ts, the
- * x-panel extension (x-panel.ts) and the host-access guard (host-access.ts). Everything else is
- * left to Compose itself at deploy. Works on base and overlay documents alike: merge tags are
- * unwrapped and `!reset` entries skipped. Throws DomainError('compose_invalid', ...).
+ * Validation of a Compose model at save: the caps of limits.ts, the shape Panel relies on (root
+ * mapping, services as a mapping of mappings), the x-panel extension (x-panel.ts), the Compose
+ * policy (policy/), which classifies every key of the specification, and what the placement
+ * planner reads (planner/model.ts: deploy.replicas, deploy.mode, deploy.placement.*, published
+ * ports). Works on base and overlay documents alike: merge tags are unwrapped and `!reset`
+ * entries skipped. Throws DomainError('compose_invalid', ...).
  */
 import { entriesOf, expectMapping, isReset, plain } from './checks.ts';
-import { checkResourceHostAccess, checkServiceHostAccess } from './host-access.ts';
 import { assertDepth, assertServiceCount, type ComposeLimits, composeInvalid, resolveLimits } from './limits.ts';
-import { isMapping, type JsonObject, type JsonValue, joinPath } from './values.ts';
+import { readServicePlacement } from './planner/model.ts';
+import { checkComposePolicy, type PolicyOptions } from './policy/index.ts';
+import { withoutMergeTags } from './tags.ts';
+import { isMapping, type JsonObject, joinPath } from './values.ts';
 import { validateRootXPanel, validateServiceXPanel } from './x-panel.ts';
 
+/** The policy a stored document is held to (the form is always `stored`). */
+export type StoredPolicy = Pick<PolicyOptions, 'hostAccess' | 'platform' | 'hostAccessHint'>;
+
 export interface ComposeValidationOptions {
-  /** Lets platform-owned projects use the settings host-access.ts refuses. */
-  allowHostAccess?: boolean;
+  /** Without one, the tenant policy without host access. */
+  policy?: StoredPolicy;
   /** Principal aliases declared elsewhere: the project base, when validating an environment overlay. */
   knownPrincipals?: Iterable<string>;
   limits?: Partial<ComposeLimits>;
 }
-
-const RESOURCE_SECTIONS = ['networks', 'volumes', 'secrets', 'configs'] as const;
 
 export interface ComposeValidationResult {
   /** Principal aliases usable by services: the document's own plus options.knownPrincipals. */
@@ -30,45 +34,23 @@ export function validateCompose(data: unknown, options: ComposeValidationOptions
   const limits = resolveLimits(options.limits);
   assertDepth(data, limits);
   if (!isMapping(data)) throw composeInvalid('the document root must be a mapping');
+  const policy = options.policy ?? { hostAccess: false };
 
   const principals = new Set(options.knownPrincipals ?? []);
   if (data['x-panel'] !== undefined && !isReset(data['x-panel'])) {
-    for (const alias of validateRootXPanel(plain(data['x-panel']), options.allowHostAccess === true)) {
-      principals.add(alias);
-    }
+    for (const alias of validateRootXPanel(plain(data['x-panel']), policy.hostAccess)) principals.add(alias);
   }
 
-  for (const section of RESOURCE_SECTIONS) {
-    const value = sectionOf(data, section);
-    if (value !== null) expectMapping(value, section);
-  }
-
-  const services = sectionOf(data, 'services');
+  const services = data.services === undefined || isReset(data.services) ? null : plain(data.services);
   const serviceMap = services === null ? {} : expectMapping(services, 'services');
   assertServiceCount(serviceMap, limits);
   for (const [name, service] of entriesOf(serviceMap)) {
     const path = joinPath('services', name);
-    validateService(expectMapping(service, path), path, principals, options);
+    const xPanel = expectMapping(service, path)['x-panel'];
+    if (xPanel !== undefined && !isReset(xPanel)) validateServiceXPanel(plain(xPanel), joinPath(path, 'x-panel'), principals);
+    // What the planner reads (deploy.replicas, mode, placement.*, published ports) must be something it can honour.
+    readServicePlacement(name, withoutMergeTags(service) as JsonObject);
   }
-  if (options.allowHostAccess !== true) checkResourceHostAccess(data);
+  checkComposePolicy(data, { ...policy, form: 'stored' });
   return { principals };
-}
-
-function validateService(
-  service: JsonObject,
-  path: string,
-  principals: ReadonlySet<string>,
-  options: ComposeValidationOptions,
-): void {
-  const xPanel = service['x-panel'];
-  if (xPanel !== undefined && !isReset(xPanel)) {
-    validateServiceXPanel(plain(xPanel), joinPath(path, 'x-panel'), principals);
-  }
-  if (options.allowHostAccess !== true) checkServiceHostAccess(service, path);
-}
-
-/** A top-level section's value with tags unwrapped; null when absent, empty or reset. */
-function sectionOf(data: JsonObject, key: string): JsonValue {
-  const value = data[key];
-  return value === undefined || isReset(value) ? null : plain(value);
 }

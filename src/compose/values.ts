@@ -28,3 +28,12 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 export function joinPath(parent: string, key: string | number): string {
   return parent === '' ? String(key) : `${parent}.${key}`;
 }
+
+/** A deep copy of a plain JSON tree (structuredClone is several times slower on these). */
+export function copyJson(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(copyJson);
+  if (!isMapping(value)) return value;
+  const copy: JsonObject = {};
+  for (const key in value) copy[key] = copyJson(value[key]!);
+  return copy;
+}

@@ -6,9 +6,9 @@
  *     principals:                 # host accounts a service may run as, by alias
  *       app:                      # alias: letter or _, then letters, digits, _ or -
  *         username: app           # optional, defaults to the alias; same pattern, at most 32 chars
- *         uid: 1001               # optional, 1..2147483647 (0, root, only with allowHostAccess)
+ *         uid: 1001               # optional, 1..2147483647 (0, root, only with host access)
  *         gid: 1001               # optional, same range
- *         shell: /usr/sbin/nologin  # optional, one of PRINCIPAL_SHELLS
+ *         shell: /usr/sbin/nologin  # optional, one of `shells` (src/contract/enums.ts)
  *         description: text       # optional
  *   `placement` is refused: placement lives on the environment row only.
  *
@@ -33,6 +33,8 @@
  *         description: text
  * Any other key under x-panel is refused.
  */
+import { hostingProtocols, ipScopes, shells } from '../contract/enums.ts';
+import { tlsModes } from '../contract/enums.ts';
 import { isUuid } from '../lib/ids.ts';
 import {
   entriesOf,
@@ -49,10 +51,6 @@ import { composeInvalid } from './limits.ts';
 import { type JsonObject, type JsonValue, joinPath } from './values.ts';
 
 export const SERVICE_KINDS = ['web', 'worker', 'database', 'cache', 'cron', 'other'] as const;
-export const HOSTING_PROTOCOLS = ['http', 'tcp', 'udp'] as const;
-export const HOSTING_BINDS = ['public', 'datacenter', 'local'] as const;
-export const TLS_MODES = ['auto', 'internal', 'none'] as const;
-export const PRINCIPAL_SHELLS = ['/usr/sbin/nologin', '/bin/false', '/bin/sh', '/bin/bash', '/usr/bin/bash', '/usr/bin/zsh'] as const;
 
 const ROOT_KEYS = ['principals'] as const;
 const SERVICE_KEYS = ['serviceKind', 'principal', 'hosting', 'source', 'php', 'cron'] as const;
@@ -70,7 +68,7 @@ export const PLACEMENT_REFUSED =
   'x-panel.placement is not accepted in a stored document: placement is set on the environment (serverId)';
 
 /** Validates the root `x-panel`; returns the principal aliases it declares. */
-export function validateRootXPanel(value: JsonValue, allowHostAccess: boolean): Set<string> {
+export function validateRootXPanel(value: JsonValue, hostAccess: boolean): Set<string> {
   const xPanel = expectMapping(value, 'x-panel');
   expectKnownKeys(xPanel, 'x-panel', ROOT_KEYS, { placement: PLACEMENT_REFUSED });
   const aliases = new Set<string>();
@@ -79,19 +77,19 @@ export function validateRootXPanel(value: JsonValue, allowHostAccess: boolean): 
   for (const [alias, principal] of entriesOf(principals)) {
     const path = `x-panel.principals.${alias}`;
     expectString(alias, path, { pattern: ALIAS, max: 64, what: 'an alias of letters, digits, _ or -' });
-    if (principal !== null) validatePrincipal(expectMapping(principal, path), path, allowHostAccess);
+    if (principal !== null) validatePrincipal(expectMapping(principal, path), path, hostAccess);
     aliases.add(alias);
   }
   return aliases;
 }
 
-function validatePrincipal(principal: JsonObject, path: string, allowHostAccess: boolean): void {
+function validatePrincipal(principal: JsonObject, path: string, hostAccess: boolean): void {
   expectKnownKeys(principal, path, PRINCIPAL_KEYS);
   for (const [key, value] of entriesOf(principal)) {
     const keyPath = joinPath(path, key);
     if (key === 'username') expectString(value, keyPath, { pattern: ALIAS, max: 32, what: 'a user name' });
-    if (key === 'uid' || key === 'gid') expectInteger(value, keyPath, allowHostAccess ? 0 : 1, MAX_ID);
-    if (key === 'shell') expectOneOf(value, keyPath, PRINCIPAL_SHELLS);
+    if (key === 'uid' || key === 'gid') expectInteger(value, keyPath, hostAccess ? 0 : 1, MAX_ID);
+    if (key === 'shell') expectOneOf(value, keyPath, shells);
     if (key === 'description') expectString(value, keyPath, { max: 1000 });
   }
 }
@@ -131,7 +129,7 @@ function validateHosting(value: JsonValue, path: string): void {
   const hosting = expectMapping(value, path);
   expectKnownKeys(hosting, path, HOSTING_KEYS);
   const at = (key: string) => joinPath(path, key);
-  const protocol = hosting.protocol === undefined ? 'http' : expectOneOf(plain(hosting.protocol), at('protocol'), HOSTING_PROTOCOLS);
+  const protocol = hosting.protocol === undefined ? 'http' : expectOneOf(plain(hosting.protocol), at('protocol'), hostingProtocols);
   const hostnames: string[] = [];
   if (hosting.hostname !== undefined) hostnames.push(expectHostname(plain(hosting.hostname), at('hostname')));
   if (hosting.hostnames !== undefined) {
@@ -141,12 +139,12 @@ function validateHosting(value: JsonValue, path: string): void {
   }
   if (hosting.targetPort !== undefined) expectInteger(plain(hosting.targetPort), at('targetPort'), 1, 65535);
   if (hosting.port !== undefined) expectInteger(plain(hosting.port), at('port'), 1, 65535);
-  if (hosting.bind !== undefined) expectOneOf(plain(hosting.bind), at('bind'), HOSTING_BINDS);
+  if (hosting.bind !== undefined) expectOneOf(plain(hosting.bind), at('bind'), ipScopes);
   if (hosting.description !== undefined) expectString(plain(hosting.description), at('description'), { max: 1000 });
   if (hosting.pathPrefix !== undefined) {
     expectString(plain(hosting.pathPrefix), at('pathPrefix'), { pattern: /^\/[^\s*]*$/, max: 1024, what: "a path starting with / without '*'" });
   }
-  if (hosting.tls !== undefined) expectOneOf(plain(hosting.tls), at('tls'), TLS_MODES);
+  if (hosting.tls !== undefined) expectOneOf(plain(hosting.tls), at('tls'), tlsModes);
   if (protocol === 'http') {
     if (hostnames.length === 0) throw composeInvalid(`${path} needs hostname or hostnames for http`, at('hostnames'));
     return;

@@ -68,6 +68,7 @@ export const ERROR_CATALOG = {
   server_key_missing: { status: 409, when: "a deploy carrying secrets targets a server whose daemon key is unknown" },
   secret_unreadable: { status: 409, when: 'a stored secret cannot be opened with the current key ring' },
   not_deployed: { status: 409, when: 'the environment has not been deployed yet' },
+  no_eligible_server: { status: 409, when: "the planner can place nothing: no connected server of the organization can take a service with replicas or placement" },
   // 410
   already_installed: { status: 410, when: 'Panel is already installed' },
   // 413
@@ -76,11 +77,17 @@ export const ERROR_CATALOG = {
   unsupported_media_type: { status: 415, when: 'the request body is not application/json' },
   // 422
   validation_failed: { status: 422, when: 'the input does not match the schema or a rule; `path` names the field' },
-  compose_invalid: { status: 422, when: 'the Compose document is not valid; `path` names the place' },
+  compose_invalid: { status: 422, when: 'the Compose document is not valid, or the Compose policy refuses a setting (docs/SECURITY.md); `path` names the place' },
   wrong_password: { status: 422, when: 'the current password given with the change is wrong' },
   wrong_code: { status: 422, when: 'the TOTP or recovery code given to change a second factor is wrong' },
   invalid_registration_challenge: { status: 422, when: 'the passkey registration challenge is invalid, expired or already used' },
   registration_not_verified: { status: 422, when: 'the new passkey could not be verified' },
+  // 422, the placement planner's refusals (the message is the planner's own, `path` the setting)
+  constraint_unsatisfiable: { status: 422, when: "no connected server satisfies a service's placement constraints" },
+  colocation_conflict: { status: 422, when: 'a service sharing a namespace or volumes with another cannot land on a server it runs on' },
+  host_port_conflict: { status: 422, when: 'replicas publishing one host port need distinct servers, or two services of the plan bind one port on a server' },
+  max_replicas_per_node_exceeded: { status: 422, when: 'the eligible servers cannot hold the replicas at max_replicas_per_node' },
+  turbofabric_required: { status: 422, when: "the plan spans servers and needs a driver: overlay network, which the organization's overlay fabric does not provide" },
   // 429
   rate_limited: { status: 429, when: 'too many failed attempts; Retry-After says when to try again' },
   too_many_subscriptions: { status: 429, when: 'the WebSocket holds the most subscriptions it may' },
@@ -101,6 +108,16 @@ export type ErrorStatus = (typeof ERROR_CATALOG)[ErrorCode]['status'];
 export type CodeWithStatus<S extends ErrorStatus> = { [C in ErrorCode]: (typeof ERROR_CATALOG)[C]['status'] extends S ? C : never }[ErrorCode];
 
 export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+/** The placement planner's refusals (the specification's Errors): the console explains them alike. */
+export const PLACEMENT_REFUSAL_CODES = [
+  'no_eligible_server',
+  'constraint_unsatisfiable',
+  'colocation_conflict',
+  'host_port_conflict',
+  'max_replicas_per_node_exceeded',
+  'turbofabric_required',
+] as const satisfies readonly ErrorCode[];
 
 export const statusOf = (code: ErrorCode): ErrorStatus => ERROR_CATALOG[code].status;
 

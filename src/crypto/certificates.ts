@@ -5,10 +5,9 @@
  * and says what to fix. Key material never appears in a message. Pure: node:crypto only.
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { MAX_CERTIFICATE_PEM_CHARS, MAX_PRIVATE_KEY_PEM_CHARS } from '../contract/certificates.ts';
 import { toPem } from './x509.ts';
 
-export const MAX_CERTIFICATE_PEM_CHARS = 64 * 1024;
-export const MAX_PRIVATE_KEY_PEM_CHARS = 16 * 1024;
 export const MAX_CHAIN_CERTIFICATES = 10;
 const MIN_RSA_BITS = 2048;
 const ACCEPTED_CURVES = new Set(['prime256v1', 'secp384r1', 'secp521r1']);

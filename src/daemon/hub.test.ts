@@ -10,7 +10,7 @@ import { enrolledServer, FakeSocket, helloFrame } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
 import { type HubClaim, type HubConnection } from './hub.ts';
-import { CLOSE_CODES, MAX_FRAME_BYTES } from './protocol.ts';
+import { CLOSE_CODES, MAX_FRAME_BYTES } from '../contract/daemon-protocol.ts';
 
 function connect(t: TestApp, claim: HubClaim, hello?: object) {
   const socket = new FakeSocket();

@@ -27,7 +27,7 @@
 import type { Db } from '../db/client.ts';
 import type { Server } from '../db/schema/index.ts';
 import { failUndeliverable, openCommandsOf, markDelivered } from '../domain/commands/service.ts';
-import { finishDeployment } from '../domain/deployments/queries.ts';
+import { settleDeployment } from '../domain/deployments/queries.ts';
 import { serverForCredential } from '../domain/servers/enroll.ts';
 import { findServer } from '../domain/servers/queries.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -43,7 +43,7 @@ import {
   resolveLocalServer,
   touchLastSeen,
 } from './hub/servers.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from './protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from '../contract/daemon-protocol.ts';
 
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
 export interface HubSocket {
@@ -293,7 +293,7 @@ export class DaemonHub {
   private failUndeliverable(commandId: string, message: string): void {
     const deployment = this.options.db.transaction((tx) => {
       const command = failUndeliverable(tx, commandId, message, this.options.clock.now());
-      return command ? finishDeployment(tx, command.deploymentId, false, command.error) : null;
+      return command ? settleDeployment(tx, command.deploymentId) : null;
     });
     if (deployment) this.feed.deployment(deployment);
   }

@@ -156,6 +156,14 @@ describe('enumerations', () => {
     expect(() => deployment('restart', 'queued')).toThrow(check('deployment_kind_is_valid'));
     expect(() => deployment('stop', 'done')).toThrow(check('deployment_status_is_valid'));
   });
+
+  test('server labels are a JSON object, {} by default', () => {
+    const orgId = tree.organizationId;
+    const id = insertRow(sqlite, 'server', { organization_id: orgId, name: 'labelled' });
+    expect(sqlite.query('SELECT labels FROM server WHERE id = ?').get(id)).toEqual({ labels: '{}' });
+    expect(() => insertRow(sqlite, 'server', { organization_id: orgId, name: 'n', labels: '["disk"]' })).toThrow(check('server_labels_is_json_object'));
+    expect(() => insertRow(sqlite, 'server', { organization_id: orgId, name: 'n', labels: 'disk=ssd' })).toThrow(check('server_labels_is_json_object'));
+  });
 });
 
 describe('formats and ranges', () => {

@@ -11,10 +11,10 @@
 import type { Database } from 'bun:sqlite';
 import { connect } from 'node:net';
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import { findLocalServer } from '../daemon/hub/servers.ts';
 import type { Db } from '../db/client.ts';
 import { PANEL_VERSION } from '../version.ts';
+import { Health, Readiness } from '../contract/operations.ts';
 
 export interface HealthDeps {
   sqlite: Database;
@@ -93,24 +93,6 @@ export function probeSocket(path: string, timeoutMs = SOCKET_PROBE_TIMEOUT_MS): 
   });
 }
 
-const HealthSchema = v.object({ status: v.picklist(['ok', 'unavailable']), version: v.string() });
-
-const ReadinessSchema = v.object({
-  status: v.picklist(['ready', 'not_ready']),
-  version: v.string(),
-  database: v.object({
-    status: v.picklist(['ok', 'busy', 'unavailable']),
-    /** The SQLite result code when the check failed (e.g. SQLITE_READONLY). */
-    code: v.optional(v.string()),
-  }),
-  daemonSlot: v.object({
-    /** Whether the local daemon slot's unix socket accepts connections. */
-    status: v.picklist(['listening', 'down']),
-    /** Whether the local daemon is connected; `unknown` when this build cannot tell. Never gates readiness. */
-    localDaemon: v.picklist(['connected', 'disconnected', 'unknown']),
-  }),
-});
-
 export const healthRoutes = (deps: HealthDeps, probes: Partial<ReadinessProbes> = {}) => {
   const database = probes.database ?? (() => probeDatabase(deps.sqlite));
   const socketListening = probes.socketListening ?? (() => probeSocket(deps.config.daemonSocket));
@@ -127,7 +109,7 @@ export const healthRoutes = (deps: HealthDeps, probes: Partial<ReadinessProbes> 
           return { status: 'unavailable' as const, version: PANEL_VERSION };
         }
       },
-      { response: { 200: HealthSchema, 503: HealthSchema }, detail: { summary: 'Liveness probe', tags: ['meta'] } },
+      { response: { 200: Health, 503: Health }, detail: { summary: 'Liveness probe', tags: ['meta'] } },
     )
     .get(
       '/api/health/ready',
@@ -150,7 +132,7 @@ export const healthRoutes = (deps: HealthDeps, probes: Partial<ReadinessProbes> 
         };
       },
       {
-        response: { 200: ReadinessSchema, 503: ReadinessSchema },
+        response: { 200: Readiness, 503: Readiness },
         detail: {
           summary: 'Readiness probe',
           description:

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serverCertificate, testCa } from '../../test/certificates.ts';
 import { coversHostname, generateCaddyConfig, type IngressLayout, type ObservedContainer } from './caddy-config.ts';
-import type { IngressPayload, IngressRoute } from './payload.ts';
+import type { IngressPayload, IngressRoute } from '../contract/ingress.ts';
 
 const SHOP = '0190a000-0000-7000-8000-000000000001';
 const API = '0190a000-0000-7000-8000-000000000002';

@@ -21,7 +21,7 @@
  * - The admin API listens on a unix socket only and the configuration is not persisted by Caddy
  *   (the daemon keeps the last good one).
  */
-import type { BindScope, CertificateState, IngressPayload, IngressRoute, RouteState } from './payload.ts';
+import type { BindScope, CertificateState, IngressPayload, IngressRoute, RouteState } from '../contract/ingress.ts';
 
 /** A container of a routed service as the daemon observed it on this server. */
 export interface ObservedContainer {

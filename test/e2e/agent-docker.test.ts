@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { generateDaemonKeyPair, sealForDaemon } from '../../src/crypto/index.ts';
 import { ComposeRunner } from '../../src/daemon/agent/compose-runner.ts';
 import { createCommandRunner, DockerCli } from '../../src/daemon/agent/docker-cli.ts';
-import type { CommandFrame } from '../../src/daemon/protocol.ts';
+import type { CommandFrame } from '../../src/contract/daemon-protocol.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 

@@ -30,7 +30,7 @@ const COMPOSE = `# The shop, as deployed by the console test.
 services:
   web: # the only tier
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     command: ["sleep", "3600"] # stays up
     stop_grace_period: 1s
 `;
@@ -185,7 +185,7 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     await page.locator('[data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
     const running = page.locator('tr[data-container-status="running"]');
     await running.waitFor({ timeout: 90_000 });
-    const shortId = (await running.locator('td').nth(2).textContent())!.trim();
+    const shortId = (await running.locator('td').nth(3).textContent())!.trim();
     expect(shortId).toMatch(/^[0-9a-f]{12}$/);
     expect((await run(['docker', 'inspect', '-f', '{{.State.Running}}', shortId])).stdout).toBe('true');
     await screenshot(page, 'environment-deployed');

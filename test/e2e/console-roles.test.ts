@@ -193,7 +193,7 @@ describe.skipIf(missing !== null)('console pages follow the caller role in Chrom
     await member.goto(`${panel.url}/organizations/${ids.organization}/servers`);
     await heading(member, 'Servers').waitFor();
     await member.getByRole('table', { name: 'Servers' }).getByText('edge-1').first().waitFor();
-    await member.getByText('Only admins and owners of this organization can add, rename or delete servers.').waitFor();
+    await member.getByText('Only admins and owners of this organization can add, rename, label or delete servers.').waitFor();
     await expectReadOnly('servers');
 
     await member.goto(`${panel.url}/organizations/${ids.organization}/tags`);

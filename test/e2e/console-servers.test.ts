@@ -2,7 +2,8 @@
  * The servers page in headless Chromium against a real Panel from source, kept open while a real
  * daemon process joins with the exact command the page shows (`panel daemon join`), connects
  * (`panel daemon run`) and is stopped: the row appears, turns connected and then disconnected
- * without a reload (pushed over /ws/client/v1). Then a tag is applied and filtered by, the page
+ * without a reload (pushed over /ws/client/v1). Then a tag is applied and filtered by, labels are
+ * edited (the form opens with the stored ones), the page
  * is checked on a 390-px-wide phone, and the server is renamed and deleted (after confirming).
  * Screenshots go to test-results/console/. The tests run in order and share the installed server.
  */
@@ -110,6 +111,29 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     await serverRow().waitFor();
   }, TIMEOUT);
 
+  test('labels: the form opens with the stored ones; a bad key is explained; saved labels show as chips and reach the API', async () => {
+    const [stored] = (await apiFromPage<{ data: { id: string; name: string }[] }>(page, 'GET', `/api/client/v1/servers?organizationId=${organizationId}`)).data;
+    await apiFromPage(page, 'PATCH', `/api/client/v1/servers/${stored!.id}`, { labels: { zone: 'eu-1' } });
+    await serverRow().getByRole('list', { name: 'Labels' }).getByText('zone=eu-1').waitFor();
+    await serverRow().getByRole('button', { name: `Edit labels of ${stored!.name}` }).click();
+    const form = page.getByRole('form', { name: `Labels of ${stored!.name}` });
+    expect(await form.getByLabel('Key 1', { exact: true }).inputValue()).toBe('zone');
+    expect(await form.getByLabel('Value 1', { exact: true }).inputValue()).toBe('eu-1');
+    await form.getByRole('button', { name: 'Add label' }).click();
+    await form.getByLabel('Key 2', { exact: true }).fill('-disk');
+    await form.getByLabel('Value 2', { exact: true }).fill('ssd');
+    await form.getByRole('button', { name: 'Save labels' }).click();
+    await form.getByRole('alert').getByText('"-disk" is not a label key', { exact: false }).waitFor();
+    await form.getByLabel('Key 2', { exact: true }).fill('disk');
+    await screenshot(page, 'servers-labels-form');
+    await form.getByRole('button', { name: 'Save labels' }).click();
+    await form.waitFor({ state: 'detached' });
+    await serverRow().getByRole('list', { name: 'Labels' }).getByText('disk=ssd').waitFor();
+    const read = await apiFromPage<{ labels: Record<string, string> }>(page, 'GET', `/api/client/v1/servers/${stored!.id}`);
+    expect(read.labels).toEqual({ disk: 'ssd', zone: 'eu-1' });
+    await screenshot(page, 'servers-labelled');
+  }, TIMEOUT);
+
   test('the servers page fits a 390-px-wide phone', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, storageState: await page.context().storageState() });
     const small = await phone.newPage();
@@ -127,7 +151,7 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
   test('rename shows the new name; delete asks first, then the row goes', async () => {
     const name = (await serverRow().getByRole('rowheader').textContent())!.trim();
     await page.getByRole('button', { name: `Rename ${name}` }).click();
-    await page.getByLabel(`New name for ${name}`).fill('edge-1');
+    await page.getByLabel(`Name of ${name}`).fill('edge-1');
     await page.getByRole('form', { name: `Rename ${name}` }).getByRole('button', { name: 'Rename' }).click();
     await serversTable().getByRole('rowheader', { name: 'edge-1' }).waitFor();
 

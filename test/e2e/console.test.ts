@@ -1,7 +1,8 @@
 /**
  * The console in headless Chromium against a real Panel started from source: the install
  * wizard, sign-in (with a recovery code as second factor), navigation, the Compose editor with
- * its merged preview, at 1280×800 and on a 390-px-wide phone. Screenshots of each page go to
+ * its merged preview (and the question before leaving it unsaved), at 1280×800 and on a
+ * 390-px-wide phone. Screenshots of each page go to
  * test-results/console/. The tests run in order and share the installed server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -158,6 +159,35 @@ describe.skipIf(missing !== null)('console in Chromium', () => {
     expect(answer.error).toMatchObject({ code: 'compose_invalid', path: 'x-panel.placement' });
     await page.locator('#compose-problem', { hasText: 'Line 7, column 3: x-panel.placement is not accepted' }).waitFor();
     await screenshot(page, 'project-server-error');
+  }, TIMEOUT);
+
+  test('leaving the Compose editor with unsaved changes asks first: inside the console, Back, and a reload', async () => {
+    // The document the server refused above is still unsaved.
+    const projectPath = `/projects/${projectId}`;
+    const dialog = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Default' }).click();
+    await dialog.getByText('The Compose file of shop has changes that are not saved: the project base.').waitFor();
+    await screenshot(page, 'compose-leave-dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe(projectPath);
+
+    await page.evaluate(() => history.back());
+    await dialog.waitFor();
+    await page.waitForURL((url) => url.pathname === projectPath);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(new URL(page.url()).pathname).toBe(projectPath);
+
+    const asked = page.waitForEvent('dialog');
+    await page.evaluate(() => setTimeout(() => location.reload()));
+    const question = await asked;
+    expect(question.type()).toBe('beforeunload');
+    await question.dismiss();
+    await page.locator('#compose-problem', { hasText: 'x-panel.placement is not accepted' }).waitFor();
+
+    await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Default' }).click();
+    await dialog.getByRole('button', { name: 'Leave without saving' }).click();
+    await heading(page, 'Default').waitFor();
   }, TIMEOUT);
 
   test('sign-out, a wrong password next to the form, and a recovery code as second factor', async () => {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import { SocketProbe } from '../daemon.ts';
 import { TEST_KEY_RING } from '../harness.ts';
-import { completeInstall, freePort, type Session } from './panel-api.ts';
+import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
@@ -26,12 +26,12 @@ const GREETING = 'hello-from-the-organization';
 const COMPOSE = `services:
   web:
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     command: ["sleep", "3600"]
     stop_grace_period: 1s
   worker:
     image: local/busybox:1
-    network_mode: host
+    network_mode: none # the single-engine test tool has no bridge networks
     command: ["sleep", "3600"]
     stop_grace_period: 1s
 `;
@@ -91,15 +91,7 @@ function spawnDaemon(args: string[]): () => string {
   return () => output.join('');
 }
 
-async function api(session: Session, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${url}/api/client/v1${path}`, {
-    method,
-    headers: { cookie: session.cookie, origin: url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
-}
+const api = clientApi;
 
 /** Rejects after `ms` with what the processes logged, so a stuck step explains itself. */
 function within<T>(work: Promise<T>, what: string, logs: () => string): Promise<T> {

@@ -30,6 +30,17 @@ export async function completeInstall(url: string, dataDir: string): Promise<Ses
   return { url, cookie, organizationId: ((await res.json()) as { organizationId: string }).organizationId };
 }
 
+/** A client API call as the signed-in console makes it: the session cookie, Origin, JSON both ways. */
+export async function clientApi(session: Session, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${session.url}/api/client/v1${path}`, {
+    method,
+    headers: { cookie: session.cookie, origin: session.url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
+}
+
 /** Creates a tag; resolves to its id once the server acknowledged the write with 201. */
 export async function createTag(session: Session, name: string): Promise<string> {
   const res = await fetch(`${session.url}/api/client/v1/tags`, {

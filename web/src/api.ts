@@ -6,7 +6,19 @@
  * Every error answer has one body, {error: {code, message, path?, requestId}}; it becomes an
  * ApiError, whose `path` forms map to the field it concerns (forms.tsx).
  */
-import type { ComposeDocument } from '../../src/compose/document.ts';
+import type { Page } from '../../src/contract/common.ts';
+import type { Environment } from '../../src/contract/environments.ts';
+import type { ErrorBody } from '../../src/contract/errors.ts';
+import type { InstallRequest, InstallStatus } from '../../src/contract/install.ts';
+import type { SessionSummary, SignedUp, SignInResult, User } from '../../src/contract/identity.ts';
+import type { Organization } from '../../src/contract/organizations.ts';
+import type { Project } from '../../src/contract/projects.ts';
+import type { Workspace } from '../../src/contract/workspaces.ts';
+import type { ComposeLayer } from '../../src/contract/compose.ts';
+
+export type { Environment, Organization, Page, Project, SessionSummary, SignInResult, User, Workspace };
+export type { JsonObject } from '../../src/contract/common.ts';
+export type InstallProof = InstallRequest['proof'];
 
 export class ApiError extends Error {
   constructor(
@@ -26,9 +38,8 @@ export class ApiError extends Error {
   }
 }
 
-interface ErrorBody {
-  error?: { code?: string; message?: string; path?: string; requestId?: string };
-}
+/** What an error answer may carry: the API's error body, or less when something else answered (a proxy). */
+type ErrorAnswer = { error?: Partial<ErrorBody['error']> };
 
 /**
  * Dispatched on window when a signed-in call answers 401: the session ended (expired, revoked
@@ -67,7 +78,7 @@ export async function call<T>(method: string, path: string, body?: unknown, quer
     json = undefined;
   }
   if (response.ok) return json as T;
-  const error = (json as ErrorBody | undefined)?.error;
+  const error = (json as ErrorAnswer | undefined)?.error;
   const failure = new ApiError(
     response.status,
     error?.code ?? `http_${response.status}`,
@@ -82,89 +93,13 @@ export async function call<T>(method: string, path: string, body?: unknown, quer
   throw failure;
 }
 
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-}
-
-export interface User {
-  id: string;
-  email: string;
-  displayName: string | null;
-  isSuperadmin: boolean;
-}
-
-export interface SessionSummary {
-  user: User;
-  via: 'session' | 'token';
-  secondFactors: ('totp' | 'recovery' | 'passkey')[];
-  memberships: { organizationId: string; organizationName: string; role: 'owner' | 'admin' | 'member' }[];
-}
-
-export type SignInResult =
-  | { status: 'signed_in'; user: User }
-  | { status: 'two_factor_required'; challenge: string; expiresAt: string; methods: ('totp' | 'recovery' | 'passkey')[] };
-
-export type InstallProof = { kind: 'token'; token: string } | { kind: 'host'; username: string; password: string };
-
-export interface InstallInput {
-  proof: InstallProof;
-  email: string;
-  password: string;
-  organizationName: string;
-  displayName?: string;
-}
-
-interface Timestamps {
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Organization extends Timestamps {
-  id: string;
-  name: string;
-  defaultEnvironmentName: string;
-}
-
-export interface Workspace extends Timestamps {
-  id: string;
-  organizationId: string;
-  name: string | null;
-  description: string | null;
-  kind: 'user' | 'panel';
-}
-
-export type JsonObject = Record<string, unknown>;
-
-export interface Project extends Timestamps {
-  id: string;
-  organizationId: string;
-  workspaceId: string;
-  name: string | null;
-  description: string | null;
-  component: string | null;
-  metadata: JsonObject | null;
-  options: (JsonObject & { compose?: ComposeDocument }) | null;
-}
-
-export interface Environment extends Timestamps {
-  id: string;
-  projectId: string;
-  serverId: string | null;
-  generation: number;
-  name: string | null;
-  description: string | null;
-  metadata: JsonObject | null;
-  options: (JsonObject & { compose?: ComposeDocument }) | null;
-}
-
 /** Lists answer 50 items a page; `cursor` is the previous page's nextCursor. */
 type PageQuery = { cursor?: string };
 
 export const api = {
   install: {
-    status: () => call<{ installed: boolean; methods: ('token' | 'host')[] }>('GET', 'install/v1/status'),
-    complete: (input: InstallInput) => call<{ user: User; organizationId: string }>('POST', 'install/v1/complete', input),
+    status: () => call<InstallStatus>('GET', 'install/v1/status'),
+    complete: (input: InstallRequest) => call<SignedUp>('POST', 'install/v1/complete', input),
   },
   auth: {
     session: () => call<SessionSummary>('GET', 'client/v1/auth/session'),
@@ -185,7 +120,7 @@ export const api = {
   /** A Compose layer saved as YAML text through its own endpoint: only options.compose changes. */
   compose: {
     save: (layer: 'projects' | 'environments', id: string, body: { yaml: string; editorView: string }) =>
-      call<{ version: 1; yaml: string; editorView: string | null; updatedAt: string }>('PUT', `client/v1/${layer}/${id}/compose`, body),
+      call<ComposeLayer>('PUT', `client/v1/${layer}/${id}/compose`, body),
   },
   projects: {
     list: (query: PageQuery & { workspaceId: string }) => call<Page<Project>>('GET', 'client/v1/projects', undefined, query),

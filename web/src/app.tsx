@@ -95,7 +95,7 @@ export function App({ firstState }: { firstState: AppState }) {
     case 'signed-in': {
       const signedOut = () => {
         setState({ kind: 'signed-out' });
-        navigate('/sign-in');
+        navigate('/sign-in', { discardUnsaved: true });
       };
       return <Shell session={state.session} onSignedOut={signedOut} />;
     }

@@ -3,120 +3,34 @@
  * beside api.ts, whose `call` does the transport and error mapping.
  */
 import { call, type Environment, type Page, type Project } from './api.ts';
-import type { ResolvedVariable } from '../../src/compose/variables.ts';
+import type { Container } from '../../src/contract/containers.ts';
+import type { Deployed, Deployment, DeployPreview } from '../../src/contract/deployments.ts';
+import type { Server } from '../../src/contract/servers.ts';
+import type { Service } from '../../src/contract/services.ts';
+import type { CreatedJoinToken } from '../../src/contract/tokens.ts';
+import type { Variable, VariableCreate, VariableUpdate, WrittenVariable } from '../../src/contract/variables.ts';
 
+export type { Container, CreatedJoinToken, Deployment, DeployPreview, Server, Service, Variable, WrittenVariable };
+
+/** The scopes the console edits variables at. */
 export type VariableScope = 'organization' | 'workspace' | 'project' | 'environment' | 'service';
 export type ScopeQuery = Partial<Record<`${VariableScope}Id`, string>>;
-
-export interface Variable {
-  id: string;
-  organizationId: string | null;
-  workspaceId: string | null;
-  projectId: string | null;
-  environmentId: string | null;
-  serviceId: string | null;
-  hostingId: string | null;
-  serverId: string | null;
-  /** Set on rows a binding owns: read-only. */
-  bindingId: string | null;
-  key: string;
-  /** Null for secrets: write-only. */
-  value: string | null;
-  isSecret: boolean;
-  isLiteral: boolean;
-  forBuild: boolean;
-  forRuntime: boolean;
-  description: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface VariableSettings {
-  value?: string;
-  isSecret?: boolean;
-  generate?: boolean;
-  isLiteral?: boolean;
-  forBuild?: boolean;
-  forRuntime?: boolean;
-  description?: string | null;
-}
-
-export type WrittenVariable = Variable & { generatedValue?: string };
-
-export interface Server {
-  id: string;
-  organizationId: string;
-  name: string;
-  hostname: string | null;
-  machineId: string | null;
-  isLocal: boolean;
-  status: 'connected' | 'disconnected' | string;
-  lastSeenAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CreatedJoinToken {
-  id: string;
-  state: 'active' | 'used' | 'expired';
-  expiresAt: string;
-  token: string;
-  command: string;
-}
-
-export interface Service {
-  id: string;
-  environmentId: string;
-  name: string;
-  description: string | null;
-  composeServiceName: string;
-}
-
-export interface Deployment {
-  id: string;
-  environmentId: string;
-  serverId: string | null;
-  kind: 'deploy' | 'stop' | 'destroy' | string;
-  desiredGeneration: number;
-  status: string;
-  error: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ContainerRow {
-  id: string;
-  serviceId: string;
-  serverId: string;
-  containerId: string | null;
-  containerName: string;
-  status: string;
-  role: string;
-  composeServiceName: string;
-  ordinal: number;
-  updatedAt: string;
-}
-
-/** A resolved variable with its provenance, exactly as src/compose/variables.ts produces it. */
-export type ResolvedEntry = ResolvedVariable;
-
-export interface DeployPreview {
-  server: { id: string; name: string };
-  blocks: { serverId: string; yaml: string; containers: { containerName: string; composeServiceName: string }[]; secrets: { name: string; key: string }[] }[];
-  variables: { serviceId: string; composeServiceName: string; entries: ResolvedEntry[] }[];
-  warnings: string[];
-}
+export type VariableSettings = VariableUpdate;
+/** A resolved variable with its provenance, as the deploy preview answers it. */
+export type ResolvedEntry = DeployPreview['variables'][number]['entries'][number];
 
 export const deployApi = {
   variables: {
     list: (query: ScopeQuery & { cursor?: string }) => call<Page<Variable>>('GET', 'client/v1/variables', undefined, query),
-    create: (input: ScopeQuery & VariableSettings & { key: string }) => call<WrittenVariable>('POST', 'client/v1/variables', input),
-    update: (id: string, changes: VariableSettings) => call<WrittenVariable>('PATCH', `client/v1/variables/${id}`, changes),
+    create: (input: VariableCreate) => call<WrittenVariable>('POST', 'client/v1/variables', input),
+    update: (id: string, changes: VariableUpdate) => call<WrittenVariable>('PATCH', `client/v1/variables/${id}`, changes),
     remove: (id: string) => call<void>('DELETE', `client/v1/variables/${id}`),
   },
   servers: {
     list: (query: { organizationId: string; cursor?: string }) => call<Page<Server>>('GET', 'client/v1/servers', undefined, query),
     rename: (id: string, name: string) => call<Server>('PATCH', `client/v1/servers/${id}`, { name }),
+    /** Replaces the whole label set. */
+    setLabels: (id: string, labels: Record<string, string>) => call<Server>('PATCH', `client/v1/servers/${id}`, { labels }),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
   },
   joinTokens: {
@@ -130,7 +44,7 @@ export const deployApi = {
     get: (id: string) => call<Environment>('GET', `client/v1/environments/${id}`),
     pin: (id: string, serverId: string | null) => call<Environment>('PATCH', `client/v1/environments/${id}`, { serverId }),
     preview: (id: string) => call<DeployPreview>('GET', `client/v1/environments/${id}/deploy-preview`),
-    deploy: (id: string) => call<Deployment & { warnings: string[] }>('POST', `client/v1/environments/${id}/deploy`, {}),
+    deploy: (id: string) => call<Deployed>('POST', `client/v1/environments/${id}/deploy`, {}),
     stop: (id: string) => call<Deployment>('POST', `client/v1/environments/${id}/stop`),
     destroy: (id: string) => call<Deployment>('POST', `client/v1/environments/${id}/destroy`),
   },

@@ -7,11 +7,12 @@
  * so navigation elsewhere on screen follows it. Members of the organization, who may not write,
  * get the values read-only instead (role.tsx).
  */
-import type { ComponentChildren, RefObject } from 'preact';
-import { useEffect, useId, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useId, useState } from 'preact/hooks';
 import type { ApiError } from './api.ts';
+import { isUnchanged } from './changes.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from './forms.tsx';
+import { Field, type FieldBinding, FormAlert, SubmitButton, useForm } from './forms.tsx';
 import { ReadOnlyNote, useCanWrite } from './role.tsx';
 import { navigate } from './router.tsx';
 import { announceStructureChanged, NAME_HINTS, type NameAndDescription, type StructureKind } from './structure-api.ts';
@@ -25,17 +26,13 @@ interface Named {
   updatedAt: string;
 }
 
-/** What a form gives one of its fields: the input's id and name, and the API error about it. */
-export interface FieldBinding {
-  id: string;
-  name: string;
-  error?: string;
-}
-
-/** An empty description clears it; the name is sent as typed, so the API judges an empty one. */
-const changesFrom = (values: Record<string, string>): NameAndDescription => ({
-  ...('name' in values ? { name: values.name } : {}),
-  description: values.description?.trim() ? values.description : null,
+/**
+ * What a create form sends, or with `edited` only the fields the user changed. An empty
+ * description clears it; the name is sent as typed, so the API judges an empty one.
+ */
+const changesFrom = (values: Record<string, string>, edited: Partial<Record<string, string>> = values): NameAndDescription => ({
+  ...('name' in edited ? { name: values.name } : {}),
+  ...('description' in edited ? { description: values.description?.trim() ? values.description : null } : {}),
 });
 
 /**
@@ -121,15 +118,16 @@ export function EntitySettings<T extends Named>(props: EntitySettingsProps<T>) {
 function EditableSettings<T extends Named>(props: EntitySettingsProps<T>) {
   const { what, entity, fixedName, undeletable } = props;
   const headingId = useId();
-  const form = useForm(['name', 'description']);
-  const [saved, setSaved] = useState(false);
+  const form = useForm(['name', 'description'], {}, { name: entity.name ?? '', description: entity.description ?? '' });
+  const [outcome, setOutcome] = useState<'updated' | 'unchanged' | null>(null);
   const [confirming, setConfirming] = useState(false);
-  useCurrentValues(form.formRef, entity);
-  const submit = form.onSubmit(async (values) => {
-    setSaved(false);
-    props.onSaved(await props.save(changesFrom(values)));
+  const submit = form.onSubmit(async (values, edited) => {
+    setOutcome(null);
+    const changes = changesFrom(values, edited);
+    if (isUnchanged(changes)) return setOutcome('unchanged');
+    props.onSaved(await props.save(changes));
     announceStructureChanged(what);
-    setSaved(true);
+    setOutcome('updated');
   });
   const label = entity.name ?? `unnamed ${what}`;
 
@@ -146,7 +144,7 @@ function EditableSettings<T extends Named>(props: EntitySettingsProps<T>) {
             Update {what}
           </SubmitButton>
           <span role="status" class="muted">
-            {saved && !form.busy ? 'Updated.' : ''}
+            {form.busy ? '' : outcome === 'updated' ? 'Updated.' : outcome === 'unchanged' ? 'Nothing changed.' : ''}
           </span>
         </div>
       </form>
@@ -168,7 +166,8 @@ function EditableSettings<T extends Named>(props: EntitySettingsProps<T>) {
           onConfirm={async () => {
             await props.remove();
             announceStructureChanged(what);
-            navigate(props.parentHref, { replace: true });
+            // Unsaved changes to what was just deleted (its Compose file) no longer matter.
+            navigate(props.parentHref, { replace: true, discardUnsaved: true });
           }}
         >
           <p>{props.consequence}</p>
@@ -193,21 +192,6 @@ function ReadOnlySettings({ what, entity }: { what: What; entity: Named }) {
       <ReadOnlyNote />
     </section>
   );
-}
-
-/** Fills the settings inputs with the entity's values (Field inputs are uncontrolled). */
-function useCurrentValues(formRef: RefObject<HTMLFormElement | null>, entity: Named) {
-  useEffect(() => {
-    const form = formRef.current;
-    if (!form) return;
-    for (const [name, value] of [
-      ['name', entity.name],
-      ['description', entity.description],
-    ] as const) {
-      const input = form.elements.namedItem(name) as HTMLInputElement | null;
-      if (input) input.value = value ?? '';
-    }
-  }, [entity.id, entity.updatedAt]);
 }
 
 /**

@@ -3,9 +3,10 @@
  * aria-describedby), a form-level alert for errors that concern no field, and a submit button
  * that shows progress while the request runs. An API error's `path` picks the field it concerns.
  */
-import type { ComponentChildren, InputHTMLAttributes, RefObject } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren, InputHTMLAttributes } from 'preact';
+import { useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
+import { changedEntries } from './changes.ts';
 
 export interface FormProblem {
   message: string;
@@ -37,18 +38,31 @@ const problemOf = (error: unknown): FormProblem =>
     ? { message: error.message, requestId: error.requestId, code: error.code }
     : { message: 'Something went wrong in the console. Reload the page and try again.' };
 
+/** What a form gives one of its fields: the input's id and name, the API error about it and its stored value. */
+export interface FieldBinding {
+  id: string;
+  name: string;
+  error?: string;
+  defaultValue?: string;
+}
+
 /**
  * State of one form. `submit(action)` reads the form's values, runs the action while `busy`,
  * and spreads an ApiError onto its field (then focuses that field) or onto the form alert.
+ *
+ * An edit form passes `shown`, the stored values as its inputs show them: each field starts with
+ * its value (`fieldProps` carries it as the input's default, so it is there in the first render),
+ * and the action also gets `edited`, the fields whose text differs from what they started with:
+ * the fields to send (changes.ts).
  */
-export function useForm(fields: readonly string[], routing: FormRouting = {}) {
+export function useForm(fields: readonly string[], routing: FormRouting = {}, shown: Readonly<Record<string, string>> = {}) {
   const formId = useId();
   const formRef = useRef<HTMLFormElement>(null);
   const [busy, setBusy] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<FormProblem | null>(null);
 
-  const onSubmit = (action: (values: Record<string, string>) => Promise<void>) => async (event: Event) => {
+  const onSubmit = (action: (values: Record<string, string>, edited: Partial<Record<string, string>>) => Promise<void>) => async (event: Event) => {
     event.preventDefault();
     if (busy || !formRef.current) return;
     const form = formRef.current;
@@ -57,7 +71,7 @@ export function useForm(fields: readonly string[], routing: FormRouting = {}) {
     setFieldErrors({});
     setProblem(null);
     try {
-      await action(values);
+      await action(values, changedEntries(values, shown));
     } catch (error) {
       const field = error instanceof ApiError ? fieldOfError(error, fields, routing) : null;
       if (field) {
@@ -71,7 +85,7 @@ export function useForm(fields: readonly string[], routing: FormRouting = {}) {
     }
   };
 
-  const fieldProps = (name: string) => ({ id: `${formId}-${name}`, name, error: fieldErrors[name] });
+  const fieldProps = (name: string): FieldBinding => ({ id: `${formId}-${name}`, name, error: fieldErrors[name], defaultValue: shown[name] });
   return { formRef, busy, problem, onSubmit, fieldProps };
 }
 
@@ -81,6 +95,11 @@ interface FieldProps {
   label: string;
   hint?: string;
   error?: string;
+  /**
+   * What the input starts with: an edit form's stored value, in the first render (a form reset
+   * returns to it). A later change shows unless the user has typed into the input.
+   */
+  defaultValue?: string;
   type?: 'text' | 'email' | 'password';
   autoComplete?: string;
   inputMode?: 'numeric' | 'text';
@@ -113,6 +132,8 @@ interface FieldBase {
   label: string;
   hint?: string;
   error?: string;
+  /** The stored value an edit form shows (useForm's `shown`). */
+  defaultValue?: string;
 }
 
 type HintAndErrorProps = Pick<FieldBase, 'id' | 'hint' | 'error'>;
@@ -142,11 +163,13 @@ export interface Choice {
 }
 
 /**
- * A select; `selected` is its initial choice (a form reset returns to the first one). With
- * `onChange` it also reports each choice, for forms whose other fields depend on it.
+ * A select; `selected` (else the stored `defaultValue`) is its initial choice (a form reset returns
+ * to the first one). With `onChange` it also reports each choice, for forms whose other fields
+ * depend on it.
  */
 export function SelectField(props: FieldBase & { choices: Choice[]; selected?: string; onChange?: (value: string) => void; required?: boolean }) {
-  const { id, name, label, error, choices, selected, onChange, required } = props;
+  const { id, name, label, error, choices, onChange, required } = props;
+  const selected = props.selected ?? props.defaultValue;
   return (
     <div class={error ? 'field field-invalid' : 'field'}>
       <label for={id}>{label}</label>
@@ -191,24 +214,6 @@ export function CheckField(props: FieldBase & { checked?: boolean; initially?: b
       <HintAndError {...props} />
     </div>
   );
-}
-
-/**
- * Fills text inputs of an edit form with the stored values (Field renders uncontrolled inputs).
- * The default is set too, so the form's reset returns to them. Runs again when `version` changes.
- */
-export function useFieldDefaults(formRef: RefObject<HTMLFormElement | null>, values: Record<string, string | undefined>, version: string) {
-  useEffect(() => {
-    const form = formRef.current;
-    if (!form) return;
-    for (const [name, value] of Object.entries(values)) {
-      const input = form.elements.namedItem(name);
-      if (input instanceof HTMLInputElement && value !== undefined) {
-        input.defaultValue = value;
-        input.value = value;
-      }
-    }
-  }, [version]);
 }
 
 export function FormAlert({ problem }: { problem: FormProblem | null }) {

@@ -3,20 +3,17 @@
  * deployments and every container row), then each pushed change.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { ContainerRow, Deployment } from './deploy-api.ts';
+import type { Container, Deployment } from './deploy-api.ts';
+import type { EnvironmentFrame } from '../../src/contract/live.ts';
 import { type LiveConnection, subscribeLive } from './live-subscription.ts';
 
 export interface LiveEnvironment {
   connection: LiveConnection;
   problem?: string;
   deployments: Deployment[];
-  containers: ContainerRow[];
+  containers: Container[];
 }
 
-type Frame =
-  | { type: 'subscribed'; environmentId: string; deployments: Deployment[]; containers: ContainerRow[] }
-  | { type: 'deployment'; environmentId: string; deployment: Deployment }
-  | { type: 'container'; environmentId: string; container: ContainerRow };
 
 const upsert = <T extends { id: string }>(rows: T[], row: T) => {
   const index = rows.findIndex((candidate) => candidate.id === row.id);
@@ -29,7 +26,7 @@ export function useLiveEnvironment(environmentId: string): LiveEnvironment {
   const [state, setState] = useState<LiveEnvironment>({ connection: 'connecting', deployments: [], containers: [] });
   useEffect(
     () =>
-      subscribeLive<Frame>(
+      subscribeLive<EnvironmentFrame>(
         { environmentId },
         (frame) =>
           setState((previous) => {

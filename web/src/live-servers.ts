@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Server } from './deploy-api.ts';
+import type { ServersFrame } from '../../src/contract/live.ts';
 import { type LiveConnection, subscribeLive } from './live-subscription.ts';
 
 export interface LiveServers {
@@ -14,15 +15,11 @@ export interface LiveServers {
   servers: Server[] | undefined;
 }
 
-type Frame =
-  | { type: 'subscribed'; organizationId: string; servers: Server[] }
-  | { type: 'server'; organizationId: string; server: Server }
-  | { type: 'serverDeleted'; organizationId: string; serverId: string };
 
 /** GET /servers lists by id (time-ordered); pushed rows keep that order. */
 const byId = (rows: Server[]) => [...rows].sort((a, b) => a.id.localeCompare(b.id));
 
-function applyFrame(servers: Server[], frame: Frame): Server[] {
+function applyFrame(servers: Server[], frame: ServersFrame): Server[] {
   if (frame.type === 'subscribed') return byId(frame.servers);
   if (frame.type === 'serverDeleted') return servers.filter((server) => server.id !== frame.serverId);
   return byId([...servers.filter((server) => server.id !== frame.server.id), frame.server]);
@@ -32,7 +29,7 @@ export function useLiveServers(organizationId: string): LiveServers {
   const [state, setState] = useState<LiveServers & { organizationId: string }>({ organizationId, connection: 'connecting', servers: undefined });
   useEffect(() => {
     setState({ organizationId, connection: 'connecting', servers: undefined });
-    return subscribeLive<Frame>(
+    return subscribeLive<ServersFrame>(
       { organizationId },
       (frame) => setState((previous) => ({ ...previous, organizationId, servers: applyFrame(previous.servers ?? [], frame) })),
       (connection, problem) => setState((previous) => ({ ...previous, connection, problem })),

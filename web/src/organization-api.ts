@@ -3,46 +3,20 @@
  * roles' order the pages use to show what the caller may change. Same transport and error shape
  * as api.ts.
  */
-import { call, type Organization, type Page, type SessionSummary, type User } from './api.ts';
+import { call, type Organization, type Page } from './api.ts';
+import type { MembershipRole as Role } from '../../src/contract/enums.ts';
+import type { CreatedInvitation, Invitation, InvitationAccept, InvitationAccepted, Membership } from '../../src/contract/members.ts';
+import type { OrganizationUpdate } from '../../src/contract/organizations.ts';
 
-export type Role = SessionSummary['memberships'][number]['role'];
+export type { Invitation, Membership, Role };
+export type OrganizationSettings = Organization;
+export type OrganizationChanges = OrganizationUpdate;
 
+/** Lowest first, as the server ranks them. */
 export const ROLES: readonly Role[] = ['member', 'admin', 'owner'];
 
 /** Whether `role` is at least `needed` (owner > admin > member), as the server ranks them. */
 export const hasRole = (role: Role | undefined, needed: Role): boolean => role !== undefined && ROLES.indexOf(role) >= ROLES.indexOf(needed);
-
-export interface OrganizationSettings extends Organization {
-  isRandomizeUsernames: boolean;
-  /** Owners only: Compose host access (privileged, host paths, the Docker socket). */
-  isHostAccessAllowed: boolean;
-  /** Owners only: deploy hooks in service options. */
-  isDeployHooksEnabled: boolean;
-}
-
-export type OrganizationChanges = Partial<Pick<OrganizationSettings, 'name' | 'defaultEnvironmentName' | 'isRandomizeUsernames' | 'isHostAccessAllowed' | 'isDeployHooksEnabled'>>;
-
-export interface Membership {
-  id: string;
-  organizationId: string;
-  userId: string;
-  email: string;
-  displayName: string | null;
-  role: Role;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Invitation {
-  id: string;
-  organizationId: string;
-  email: string;
-  role: Role;
-  invitedByUserId: string;
-  expiresAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 type ListQuery = { organizationId: string; cursor?: string };
 
@@ -56,11 +30,10 @@ export const organizationApi = {
   },
   invitations: {
     list: (query: ListQuery) => call<Page<Invitation>>('GET', 'client/v1/invitations', undefined, query),
-    create: (input: { organizationId: string; email: string; role: Role }) => call<Invitation & { token: string }>('POST', 'client/v1/invitations', input),
+    create: (input: { organizationId: string; email: string; role: Role }) => call<CreatedInvitation>('POST', 'client/v1/invitations', input),
     revoke: (id: string) => call<void>('DELETE', `client/v1/invitations/${id}`),
     /** Signed in as the invited e-mail: no password. Signed out: creates that account and signs it in. */
-    accept: (input: { token: string; password?: string; displayName?: string }) =>
-      call<{ organizationId: string; user: User | null }>('POST', 'client/v1/invitations/accept', input),
+    accept: (input: InvitationAccept) => call<InvitationAccepted>('POST', 'client/v1/invitations/accept', input),
   },
 };
 

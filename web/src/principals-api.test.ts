@@ -1,16 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { managedEngines } from '../../src/db/schema/index.ts';
-import { SHELLS as SERVER_SHELLS, SYSTEM_USERNAME_MAX as SERVER_SYSTEM_USERNAME_MAX } from '../../src/domain/principals/accounts.ts';
 import { ApiError } from './api.ts';
-import { ENGINES, namesIn, onListField, optionalInteger, SHELLS, SYSTEM_USERNAME_MAX } from './principals-api.ts';
-
-describe('the console’s copy of the principal rules', () => {
-  test('offers the shells, engines and username cap the API accepts', () => {
-    expect([...SHELLS]).toEqual([...SERVER_SHELLS]);
-    expect([...ENGINES]).toEqual([...managedEngines]);
-    expect(SYSTEM_USERNAME_MAX).toBe(SERVER_SYSTEM_USERNAME_MAX);
-  });
-});
+import { namesIn, onListField, optionalInteger } from './principals-api.ts';
 
 describe('form helpers', () => {
   test('an optional integer is undefined when empty and refused at its field when not digits', () => {

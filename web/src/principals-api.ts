@@ -3,84 +3,26 @@
  * tenancies (the host account a service runs as) and bindings (a database user's credentials
  * delivered to a service as read-only variables). Same transport and error shape as api.ts.
  */
-import { ApiError, call, type JsonObject, type Page } from './api.ts';
+import { ApiError, call, type Page } from './api.ts';
+import { managedEngines, type ManagedEngine, type Shell, shells, SYSTEM_USERNAME_MAX } from '../../src/contract/enums.ts';
+import type { Binding, BindingCreate, BindingUpdate, Managed, ManagedCreate, ManagedUpdate, Principal, Tenancy, WrittenPrincipal } from '../../src/contract/principals.ts';
 
-/** The login shells a host account may get: SHELLS of src/domain/principals/accounts.ts (principals-api.test.ts keeps them equal). */
-export const SHELLS = ['/usr/sbin/nologin', '/bin/bash', '/bin/sh', '/usr/bin/zsh', '/bin/false'] as const;
-export type Shell = (typeof SHELLS)[number];
-/** useradd refuses longer names; database users may use 255 characters. */
-export const SYSTEM_USERNAME_MAX = 32;
-export const ENGINES = ['postgres', 'mysql', 'redis', 'clickhouse'] as const;
-export type Engine = (typeof ENGINES)[number];
-
-export interface Principal {
-  id: string;
-  organizationId: string;
-  projectId: string | null;
-  managedId: string | null;
-  kind: 'system' | 'database';
-  provider: 'server' | Engine;
-  username: string;
-  appliedUsername: string;
-  hasPassword: boolean;
-  metadata: (JsonObject & { home?: string; databases?: string[]; managedRoot?: boolean }) | null;
-  options: { shell?: Shell; uid?: number; gid?: number } | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A write's answer; `generatedPassword` only when the write asked for one (shown once). */
-export type WrittenPrincipal = Principal & { generatedPassword?: string };
+export type { Binding, Principal, Shell, Tenancy, WrittenPrincipal };
+export type ManagedCluster = Managed;
+export type BindingSettings = BindingUpdate;
+export type Engine = ManagedEngine;
+/** What the cluster form sends on create (with organizationId and engine) and update. */
+export type ClusterFields = Omit<ManagedCreate, 'organizationId' | 'engine'> & ManagedUpdate;
+/** The login shells and engines the API accepts, and the host account username cap. */
+export { managedEngines as ENGINES, shells as SHELLS, SYSTEM_USERNAME_MAX };
 
 export interface PasswordChange {
   password?: string;
   generatePassword?: boolean;
 }
 
-export interface ManagedCluster {
-  id: string;
-  organizationId: string;
-  name: string;
-  engine: Engine;
-  version: string | null;
-  host: string | null;
-  port: number | null;
-  options: { databases: string[] } | null;
-  updatedAt: string;
-}
-
-export interface ClusterFields {
-  name: string;
-  version: string | null;
-  host?: string;
-  port?: number;
-  options: { databases: string[] };
-}
-
 /** The databases bindings to the cluster may use. */
 export const databasesOf = (cluster: ManagedCluster) => cluster.options?.databases ?? [];
-
-export interface Tenancy {
-  id: string;
-  principalId: string;
-  serviceId: string;
-}
-
-export interface BindingSettings {
-  databaseName?: string;
-  keyPrefix?: string;
-  emitEngineDefaults?: boolean;
-}
-
-export interface Binding {
-  id: string;
-  principalId: string;
-  serviceId: string;
-  databaseName: string;
-  keyPrefix: string;
-  emitEngineDefaults: boolean;
-  updatedAt: string;
-}
 
 const V1 = 'client/v1';
 type Cursor = { cursor?: string };
@@ -97,15 +39,17 @@ export const principalApi = {
       managedId: cluster.id,
       ...input,
     }),
-  /** `options` replaces the stored object; without `password` the stored one is kept. */
-  update: (id: string, changes: PasswordChange & { options?: Principal['options'] }) => call<WrittenPrincipal>('PATCH', `${V1}/principals/${id}`, changes),
+  /** `options` and `metadata` replace the stored objects; without `password` the stored one is kept. */
+  update: (id: string, changes: PasswordChange & { options?: Principal['options']; metadata?: { databases: string[] } }) =>
+    call<WrittenPrincipal>('PATCH', `${V1}/principals/${id}`, changes),
   remove: (id: string) => call<void>('DELETE', `${V1}/principals/${id}`),
 };
 
 export const managedApi = {
   list: (query: Cursor & { organizationId: string }) => call<Page<ManagedCluster>>('GET', `${V1}/managed`, undefined, query),
-  create: (input: ClusterFields & { organizationId: string; engine: Engine }) => call<ManagedCluster>('POST', `${V1}/managed`, input),
-  update: (id: string, changes: ClusterFields) => call<ManagedCluster>('PATCH', `${V1}/managed/${id}`, changes),
+  get: (id: string) => call<ManagedCluster>('GET', `${V1}/managed/${id}`),
+  create: (input: ManagedCreate) => call<ManagedCluster>('POST', `${V1}/managed`, input),
+  update: (id: string, changes: ManagedUpdate) => call<ManagedCluster>('PATCH', `${V1}/managed/${id}`, changes),
   remove: (id: string) => call<void>('DELETE', `${V1}/managed/${id}`),
 };
 
@@ -117,8 +61,8 @@ export const tenancyApi = {
 
 export const bindingApi = {
   list: (query: Cursor & { serviceId: string }) => call<Page<Binding>>('GET', `${V1}/bindings`, undefined, query),
-  create: (input: BindingSettings & { principalId: string; serviceId: string; databaseName: string }) => call<Binding>('POST', `${V1}/bindings`, input),
-  update: (id: string, changes: BindingSettings) => call<Binding>('PATCH', `${V1}/bindings/${id}`, changes),
+  create: (input: BindingCreate) => call<Binding>('POST', `${V1}/bindings`, input),
+  update: (id: string, changes: BindingUpdate) => call<Binding>('PATCH', `${V1}/bindings/${id}`, changes),
   remove: (id: string) => call<void>('DELETE', `${V1}/bindings/${id}`),
 };
 

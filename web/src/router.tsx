@@ -1,10 +1,12 @@
 /**
  * A small history-API router: paths are real URLs (the server answers every non-API path with
  * the console), links navigate without reloading, and after a navigation focus moves to the new
- * page's heading so keyboard and screen-reader users land on it.
+ * page's heading so keyboard and screen-reader users land on it. A navigation away from unsaved
+ * work asks first (leave-guard.ts).
  */
 import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { leaveThen, unsavedWork } from './leave-guard.ts';
 
 const listeners = new Set<() => void>();
 let navigatedInApp = false;
@@ -14,13 +16,52 @@ function notify(): void {
   for (const listener of listeners) listener();
 }
 
-window.addEventListener('popstate', notify);
+/**
+ * Each history entry the console makes carries its position, so a Back or Forward that would
+ * leave unsaved work can be undone (history.go the other way) while the user is asked.
+ */
+const indexOf = (state: unknown): number => {
+  const index = (state as { panelIndex?: unknown } | null)?.panelIndex;
+  return typeof index === 'number' ? index : 0;
+};
+let shownIndex = indexOf(history.state);
+/** What the next popstate is: the undo of a Back or Forward being asked about, or the move the user confirmed. */
+let expected: 'undo' | 'confirmed' | null = null;
 
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
+window.addEventListener('popstate', (event) => {
+  const index = indexOf(event.state);
+  const delta = index - shownIndex;
+  if (expected === 'undo') {
+    expected = null; // back on the page being left; it stays on screen while the user is asked
+    return;
+  }
+  if (expected === 'confirmed' || delta === 0 || unsavedWork().length === 0) {
+    expected = null;
+    shownIndex = index;
+    notify();
+    return;
+  }
+  expected = 'undo';
+  history.go(-delta);
+  leaveThen(() => {
+    expected = 'confirmed';
+    history.go(delta);
+  });
+});
+
+/**
+ * Shows `to`. When the page holds unsaved work (leave-guard.ts) the user is asked first, unless
+ * `discardUnsaved` says it no longer matters (the session ended, the resource was deleted).
+ */
+export function navigate(to: string, options: { replace?: boolean; discardUnsaved?: boolean } = {}): void {
   if (to === location.pathname + location.search) return;
-  if (options.replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
-  notify();
+  const go = () => {
+    if (options.replace) history.replaceState({ panelIndex: shownIndex }, '', to);
+    else history.pushState({ panelIndex: ++shownIndex }, '', to);
+    notify();
+  };
+  if (options.discardUnsaved) go();
+  else leaveThen(go);
 }
 
 /** The current path; re-renders the caller on every navigation. */

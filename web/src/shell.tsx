@@ -11,6 +11,8 @@ import { ComposeEditorHost } from './compose/host.tsx';
 import { whenIdle } from './lazy.tsx';
 import { ListView, useList } from './data.tsx';
 import { FormAlert, useForm } from './forms.tsx';
+import { LeaveDialog } from './leave-dialog.tsx';
+import { leaveThen } from './leave-guard.ts';
 import { OrganizationPage, WorkspacePage } from './pages/browse.tsx';
 import { ProjectPage } from './pages/project.tsx';
 import { EnvironmentPage } from './pages/environment.tsx';
@@ -123,6 +125,7 @@ function ShellFrame({ session, onSignedOut }: ShellProps) {
           {pageFor(path, organizations.data)}
         </main>
       </div>
+      <LeaveDialog />
     </CurrentOrganization.Provider>
   );
 }
@@ -132,7 +135,16 @@ function OrganizationSwitcher({ organizations, current }: { organizations: Organ
   return (
     <div class="switcher">
       <label for="organization-switcher">Organization</label>
-      <select id="organization-switcher" value={current} onChange={(event) => navigate(`/organizations/${event.currentTarget.value}`)}>
+      <select
+        id="organization-switcher"
+        value={current}
+        onChange={(event) => {
+          const select = event.currentTarget;
+          navigate(`/organizations/${select.value}`);
+          // Shows the organization on screen until a navigation (maybe asked about first) changes it.
+          select.value = current ?? '';
+        }}
+      >
         {organizations.map((organization) => (
           <option key={organization.id} value={organization.id}>
             {organization.name}
@@ -172,8 +184,13 @@ function SignOut({ onSignedOut }: { onSignedOut: () => void }) {
     await api.auth.signOut();
     onSignedOut();
   });
+  // Signing out leaves the page too: unsaved work asks first.
+  const submit = (event: Event) => {
+    event.preventDefault();
+    leaveThen(() => void signOut(event));
+  };
   return (
-    <form ref={form.formRef} onSubmit={signOut} class="sign-out">
+    <form ref={form.formRef} onSubmit={submit} class="sign-out">
       <button type="submit" aria-busy={form.busy ? 'true' : undefined}>
         {form.busy ? 'Signing out…' : 'Sign out'}
       </button>

@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import { call, type Environment, type Project, type Workspace } from './api.ts';
+import { clientProjectTypes } from '../../src/contract/enums.ts';
 
 const V1 = 'client/v1';
 
@@ -23,8 +24,8 @@ export const NAME_HINTS = {
 } as const;
 
 /** `metadata.type` a client may choose for a project (`system` is the platform's own). */
-export const PROJECT_TYPES = ['docker-compose', 'managed', 'template'] as const;
-export type ProjectType = (typeof PROJECT_TYPES)[number];
+export { clientProjectTypes as PROJECT_TYPES };
+export type ProjectType = (typeof clientProjectTypes)[number];
 
 export const structureApi = {
   workspaces: {

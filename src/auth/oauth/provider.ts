@@ -3,8 +3,10 @@
  * code flow, and the completion that turns a code into a profile. Providers speak to the network
  * through an injected fetch and never touch the database or HTTP routing.
  */
-export type ProviderId = 'github' | 'oidc';
-export const PROVIDER_IDS: readonly ProviderId[] = ['github', 'oidc'];
+import { oauthProviderIds } from '../../contract/identity.ts';
+
+export type ProviderId = (typeof oauthProviderIds)[number];
+export const PROVIDER_IDS: readonly ProviderId[] = oauthProviderIds;
 
 /** Stable codes: the callback redirects to /sign-in?error=<code>. */
 export type OAuthErrorCode =

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLOSE_CODES, encodeFrame, type HelloFrame, parseFrame } from '../protocol.ts';
+import { CLOSE_CODES, encodeFrame, type HelloFrame, parseFrame } from '../../contract/daemon-protocol.ts';
 import { daemonCommand } from './cli.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { LogLevel } from '../../config.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { PANEL_VERSION } from '../../version.ts';
-import type { HelloFrame } from '../protocol.ts';
+import type { HelloFrame } from '../../contract/daemon-protocol.ts';
 import { CommandJournal } from './command-journal.ts';
 import { ComposeRunner } from './compose-runner.ts';
 import { type HubTarget, HubConnection, localHubTarget } from './connection.ts';

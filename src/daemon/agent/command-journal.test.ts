@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ResultFrame } from '../protocol.ts';
+import type { ResultFrame } from '../../contract/daemon-protocol.ts';
 import { CommandJournal, INTERRUPTED_RESULT_CODE, MAX_JOURNAL_ENTRIES } from './command-journal.ts';
 
 const dirs: string[] = [];

@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
-import { Frame, type ResultFrame } from '../protocol.ts';
+import { Frame, type ResultFrame } from '../../contract/daemon-protocol.ts';
 import { writePrivateFile } from './identity.ts';
 
 export const MAX_JOURNAL_ENTRIES = 1000;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDaemonKeyPair, sealForDaemon } from '../../crypto/index.ts';
 import { createLogger } from '../../lib/logger.ts';
-import type { CommandFrame } from '../protocol.ts';
+import type { CommandFrame } from '../../contract/daemon-protocol.ts';
 import { ComposeRunner } from './compose-runner.ts';
 import { type CommandResult, DockerCli } from './docker-cli.ts';
 

@@ -10,7 +10,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { type DaemonIdentity, openAsDaemon } from '../../crypto/index.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type ReportedContainer, SECRET_NAME_PATTERN } from '../protocol.ts';
+import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type ReportedContainer, SECRET_NAME_PATTERN } from '../../contract/daemon-protocol.ts';
 import { ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
 
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];

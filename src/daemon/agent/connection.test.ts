@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerWebSocket } from 'bun';
 import { silentLogger } from '../../lib/logger.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from '../protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from '../../contract/daemon-protocol.ts';
 import { CommandJournal } from './command-journal.ts';
 import type { CommandOutcome } from './compose-runner.ts';
 import { type AgentSession, backoffDelay, HubConnection, type HubTarget, localHubTarget, MAX_BACKOFF_MS, MIN_BACKOFF_MS } from './connection.ts';

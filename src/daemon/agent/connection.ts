@@ -17,7 +17,7 @@ import {
   MAX_HUB_FRAME_BYTES,
   parseFrame,
   type ResultFrame,
-} from '../protocol.ts';
+} from '../../contract/daemon-protocol.ts';
 import type { CommandJournal } from './command-journal.ts';
 import type { CommandOutcome } from './compose-runner.ts';
 

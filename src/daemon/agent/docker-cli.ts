@@ -4,8 +4,8 @@
  * Docker client's own variables pass through, the agent's (PANEL_*, anything else) do not.
  */
 import type { Logger } from '../../lib/logger.ts';
-import { toContainerState } from '../container-state.ts';
-import type { ReportedContainer } from '../protocol.ts';
+import { toContainerState } from '../../contract/container-state.ts';
+import type { ReportedContainer } from '../../contract/daemon-protocol.ts';
 
 export interface CommandResult {
   exitCode: number;

@@ -12,12 +12,11 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { DAEMON_WS_PATH, ENROLL_PATH, Enrolled, type EnrollRequest } from '../../contract/daemon-protocol.ts';
 import { generateDaemonKeyPair } from '../../crypto/index.ts';
 
 export const DEFAULT_STATE_DIR = '/var/lib/panel-daemon';
 export const SYSTEM_MACHINE_ID_PATH = '/etc/machine-id';
-export const ENROLL_PATH = '/api/daemon/v1/enroll';
-export const DAEMON_WS_PATH = '/ws/daemon/v1';
 
 const IDENTITY_FILE = 'identity.json';
 const LOCAL_IDENTITY_FILE = 'local-identity.json';
@@ -48,7 +47,6 @@ export type AgentIdentity = v.InferOutput<typeof AgentIdentity>;
 const LocalIdentity = v.object({ serverId: v.optional(v.pipe(v.string(), v.uuid())), ...KeyMaterial });
 export type LocalIdentity = v.InferOutput<typeof LocalIdentity>;
 
-const EnrollResponse = v.object({ serverId: v.pipe(v.string(), v.uuid()), credential: v.pipe(v.string(), v.minLength(1)) });
 
 /** `--state-dir`, else PANEL_DAEMON_STATE_DIR, else /var/lib/panel-daemon. */
 export function resolveStateDir(flag: string | undefined, env: Record<string, string | undefined>): string {
@@ -117,7 +115,7 @@ export async function joinControlPlane(options: JoinOptions): Promise<AgentIdent
   return identity;
 }
 
-async function postEnroll(url: string, body: object, fetchImpl: typeof fetch): Promise<v.InferOutput<typeof EnrollResponse>> {
+async function postEnroll(url: string, body: EnrollRequest, fetchImpl: typeof fetch): Promise<Enrolled> {
   const endpoint = `${url}${ENROLL_PATH}`;
   let response: Response;
   try {
@@ -134,7 +132,7 @@ async function postEnroll(url: string, body: object, fetchImpl: typeof fetch): P
   if (!response.ok) {
     throw new IdentityError(`enrollment refused by ${endpoint}: HTTP ${response.status}${describeErrorBody(text)}`);
   }
-  const parsed = v.safeParse(EnrollResponse, parseJson(text));
+  const parsed = v.safeParse(Enrolled, parseJson(text));
   if (!parsed.success) throw new IdentityError(`unexpected enrollment answer from ${endpoint}: expected {serverId, credential}`);
   return parsed.output;
 }

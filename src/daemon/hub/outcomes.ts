@@ -11,12 +11,12 @@
 import { composeProjectName } from '../../compose/naming.ts';
 import type { Db } from '../../db/client.ts';
 import { acknowledgeCommand, expireDueCommands, findCommand, finishCommand } from '../../domain/commands/service.ts';
-import { findDeployment, finishDeployment, lastDeployedServerId, markDeploymentRunning } from '../../domain/deployments/queries.ts';
+import { findDeployment, markDeploymentRunning, serversOfEnvironment, settleDeployment } from '../../domain/deployments/queries.ts';
 import { findEnvironment } from '../../domain/environments/queries.ts';
 import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { recordIngressState } from '../../domain/ingress/state.ts';
-import type { IngressFrame, ReportFrame, ResultFrame } from '../protocol.ts';
+import type { IngressFrame, ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
 import type { ChangeFeed } from './feed.ts';
 
 export interface OutcomeContext {
@@ -41,14 +41,17 @@ export function onAck(ctx: OutcomeContext, daemon: DaemonOf, commandId: string):
   if (deployment) ctx.feed.deployment(deployment);
 }
 
-/** result: the command ends succeeded or failed (payload cleared), and so does its deployment. */
+/**
+ * result: the command ends succeeded or failed (payload cleared); its deployment ends once all
+ * of its per-server commands have (settleDeployment).
+ */
 export function onResult(ctx: OutcomeContext, daemon: DaemonOf, frame: ResultFrame): void {
   const outcome = frame.ok ? { ok: true as const } : { ok: false as const, error: frame.error };
   const { db } = ctx;
   const finished = db.transaction(() => {
     const command = finishCommand(db, daemon.serverId, frame.id, outcome, ctx.now());
     if (!command) return null;
-    return { command, deployment: finishDeployment(db, command.deploymentId, frame.ok, command.error) };
+    return { command, deployment: settleDeployment(db, command.deploymentId) };
   });
   if (!finished) {
     ctx.logger.debug('result for a command that is not open on this server; ignored', { serverId: daemon.serverId, commandId: frame.id });
@@ -70,11 +73,11 @@ function reportTarget(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFrame)
     if (!deployment || composeProjectName(deployment.environmentId) !== frame.project) return null;
     return { serverId: daemon.serverId, environmentId: deployment.environmentId, kind: command.kind };
   }
-  // On the daemon's own account: only for an environment of its organization last deployed to it.
+  // On the daemon's own account: only for an environment of its organization that runs on it.
   const environmentId = PROJECT_ENVIRONMENT.exec(frame.project)?.[1];
   const environment = environmentId ? findEnvironment(ctx.db, environmentId) : undefined;
   if (!environment || environment.organizationId !== daemon.organizationId) return null;
-  if (lastDeployedServerId(ctx.db, environment.id) !== daemon.serverId) return null;
+  if (!serversOfEnvironment(ctx.db, environment.id).includes(daemon.serverId)) return null;
   return { serverId: daemon.serverId, environmentId: environment.id, kind: null };
 }
 
@@ -108,10 +111,10 @@ export function onIngress(ctx: OutcomeContext, daemon: DaemonOf, frame: IngressF
   }
 }
 
-/** The expiry sweep: open commands past expires_at expire, and their deployments fail. */
+/** The expiry sweep: open commands past expires_at expire, and their deployments fail once nothing of them is open. */
 export function expireCommands(ctx: OutcomeContext): number {
   const expired = ctx.db.transaction((tx) =>
-    expireDueCommands(tx, ctx.now()).map((command) => ({ command, deployment: finishDeployment(tx, command.deploymentId, false, command.error) })),
+    expireDueCommands(tx, ctx.now()).map((command) => ({ command, deployment: settleDeployment(tx, command.deploymentId) })),
   );
   for (const { command, deployment } of expired) {
     ctx.logger.warn('daemon command expired', { serverId: command.serverId, commandId: command.id, kind: command.kind });

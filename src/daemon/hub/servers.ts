@@ -7,7 +7,7 @@ import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { organization, type Server, server } from '../../db/schema/index.ts';
 import { param } from '../../domain/commands/prepared.ts';
 import { preparedOnce, type Queryable } from '../../domain/shared/database.ts';
-import type { HelloFrame } from '../protocol.ts';
+import type { HelloFrame } from '../../contract/daemon-protocol.ts';
 
 /** The single local server record (is_local), if there is one. */
 export function findLocalServer(db: Queryable): Server | undefined {

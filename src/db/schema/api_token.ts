@@ -5,9 +5,9 @@
 import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { check } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, lengthBetween, timestampMs, timestamps, uuidV7Check } from './columns.ts';
-import { membershipRoles } from './membership.ts';
 import { organization } from './organization.ts';
 import { user } from './user.ts';
+import { membershipRoles } from '../../contract/enums.ts';
 
 export const apiToken = sqliteTable(
   'api_token',

@@ -15,23 +15,7 @@ import {
 } from './columns.ts';
 import { server } from './server.ts';
 import { service } from './service.ts';
-
-export const containerStatuses = [
-  'pending',
-  'created',
-  'running',
-  'paused',
-  'restarting',
-  'removing',
-  'exited',
-  'dead',
-  'unknown',
-] as const;
-export type ContainerStatus = (typeof containerStatuses)[number];
-
-/** `service`: workload or engine replicas; `ingress`: per-service proxy (ordinal 1); `panel`: the platform stack. */
-export const containerRoles = ['service', 'ingress', 'panel'] as const;
-export type ContainerRole = (typeof containerRoles)[number];
+import { containerRoles, containerStatuses } from '../../contract/enums.ts';
 
 export const container = sqliteTable(
   'container',

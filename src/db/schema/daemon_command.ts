@@ -13,8 +13,9 @@
 import { sql } from 'drizzle-orm';
 import { check, index, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, jsonObject, jsonObjectCheck, timestampMs, timestamps, uuidV7Check } from './columns.ts';
-import { deployment, deploymentKinds } from './deployment.ts';
+import { deployment } from './deployment.ts';
 import { server } from './server.ts';
+import { deploymentKinds } from '../../contract/enums.ts';
 
 export const daemonCommandStatuses = ['queued', 'delivered', 'acknowledged', 'succeeded', 'failed', 'expired'] as const;
 export type DaemonCommandStatus = (typeof daemonCommandStatuses)[number];

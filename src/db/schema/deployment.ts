@@ -6,12 +6,7 @@ import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-cor
 import { enumCheck, id, isIntegerAtLeast, timestamps, uuidV7Check } from './columns.ts';
 import { environment } from './environment.ts';
 import { server } from './server.ts';
-
-export const deploymentKinds = ['deploy', 'stop', 'destroy'] as const;
-export type DeploymentKind = (typeof deploymentKinds)[number];
-
-export const deploymentStatuses = ['queued', 'running', 'succeeded', 'failed'] as const;
-export type DeploymentStatus = (typeof deploymentStatuses)[number];
+import { deploymentKinds, deploymentStatuses } from '../../contract/enums.ts';
 
 export const deployment = sqliteTable(
   'deployment',

@@ -8,10 +8,7 @@ import { enumCheck, id, jsonObject, jsonObjectCheck, timestamps, uuidV7Check } f
 import { ip } from './ip.ts';
 import { service } from './service.ts';
 import { tls } from './tls.ts';
-
-/** Mirror of options.protocol; null reads as `http`. */
-export const hostingProtocols = ['http', 'tcp', 'udp'] as const;
-export type HostingProtocol = (typeof hostingProtocols)[number];
+import { hostingProtocols } from '../../contract/enums.ts';
 
 export const hosting = sqliteTable(
   'hosting',

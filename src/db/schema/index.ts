@@ -5,6 +5,8 @@
  * project must be created after workspace so an organization delete clears projects first.
  */
 export type { JsonObject } from './columns.ts';
+/** The closed value lists the tables check (src/contract/enums.ts). */
+export * from '../../contract/enums.ts';
 export * from './organization.ts';
 export * from './user.ts';
 export * from './membership.ts';

@@ -15,6 +15,7 @@ import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-o
 import { certificateAuthority } from './certificate_authority.ts';
 import { enumCheck, id, isIntegerAtLeast, isSealedSecret, lengthBetween, timestampMs, timestamps, uuidV7Check } from './columns.ts';
 import { hosting } from './hosting.ts';
+import { certificateSources, certificateStatuses } from '../../contract/enums.ts';
 import { server } from './server.ts';
 
 export const serverCertificateAuthority = sqliteTable(
@@ -67,11 +68,6 @@ export const ingressRoute = sqliteTable(
     index('ingress_route_hosting_id_index').on(t.hostingId),
   ],
 );
-
-export const certificateSources = ['library', 'internal', 'acme', 'none'] as const;
-export type CertificateSource = (typeof certificateSources)[number];
-export const certificateStatuses = ['pending', 'issued', 'failed'] as const;
-export type CertificateStatus = (typeof certificateStatuses)[number];
 
 export const ingressCertificate = sqliteTable(
   'ingress_certificate',

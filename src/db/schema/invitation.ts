@@ -6,9 +6,9 @@
 import { sql } from 'drizzle-orm';
 import { check, index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, lengthBetween, timestampMs, timestamps, uuidV7Check } from './columns.ts';
-import { membershipRoles } from './membership.ts';
 import { organization } from './organization.ts';
 import { user } from './user.ts';
+import { membershipRoles } from '../../contract/enums.ts';
 
 export const invitation = sqliteTable(
   'invitation',

@@ -2,10 +2,7 @@
 import { check, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, lengthBetween, timestamps, uuidV7Check } from './columns.ts';
 import { organization } from './organization.ts';
-
-/** Same vocabulary as hosting `options.bind`; a hosting's ip_id must be a `public` one (API rule). */
-export const ipScopes = ['public', 'datacenter', 'local'] as const;
-export type IpScope = (typeof ipScopes)[number];
+import { ipScopes } from '../../contract/enums.ts';
 
 export const ip = sqliteTable(
   'ip',

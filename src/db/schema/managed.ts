@@ -6,9 +6,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, jsonObject, jsonObjectCheck, lengthBetween, timestamps, uuidV7Check } from './columns.ts';
 import { organization } from './organization.ts';
-
-export const managedEngines = ['postgres', 'mysql', 'redis', 'clickhouse'] as const;
-export type ManagedEngine = (typeof managedEngines)[number];
+import { managedEngines } from '../../contract/enums.ts';
 
 export const managed = sqliteTable(
   'managed',

@@ -3,9 +3,7 @@ import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, timestamps, uuidV7Check } from './columns.ts';
 import { organization } from './organization.ts';
 import { user } from './user.ts';
-
-export const membershipRoles = ['owner', 'admin', 'member'] as const;
-export type MembershipRole = (typeof membershipRoles)[number];
+import { membershipRoles } from '../../contract/enums.ts';
 
 export const membership = sqliteTable(
   'membership',

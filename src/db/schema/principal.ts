@@ -17,12 +17,7 @@ import {
 import { managed } from './managed.ts';
 import { organization } from './organization.ts';
 import { project } from './project.ts';
-
-export const principalKinds = ['system', 'database'] as const;
-export type PrincipalKind = (typeof principalKinds)[number];
-
-export const principalProviders = ['server', 'postgres', 'mysql', 'redis', 'clickhouse'] as const;
-export type PrincipalProvider = (typeof principalProviders)[number];
+import { principalKinds, principalProviders } from '../../contract/enums.ts';
 
 export const principal = sqliteTable(
   'principal',

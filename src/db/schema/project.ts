@@ -10,10 +10,7 @@ import { enumCheck, id, jsonObject, jsonObjectCheck, timestamps, uuidV7Check } f
 import { organization } from './organization.ts';
 import { repository } from './repository.ts';
 import { workspace } from './workspace.ts';
-
-/** Platform-written component values; null on every user project. */
-export const projectComponents = ['hosting-ingress', 'managed-ingress', 'managed-ha', 'panel'] as const;
-export type ProjectComponent = (typeof projectComponents)[number];
+import { projectComponents } from '../../contract/enums.ts';
 
 export const project = sqliteTable(
   'project',

@@ -7,15 +7,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { check, index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { boolean, booleanCheck, enumCheck, id, lengthBetween, timestampMs, timestamps, uuidV7Check } from './columns.ts';
+import { boolean, booleanCheck, enumCheck, id, jsonObjectCheck, lengthBetween, timestampMs, timestamps, uuidV7Check } from './columns.ts';
 import { organization } from './organization.ts';
-
-export const serverStatuses = ['pending', 'connected', 'disconnected'] as const;
-export type ServerStatus = (typeof serverStatuses)[number];
-
-/** Raised by the hub, cleared by nobody but an operator: two machines present one identity. */
-export const serverFlags = ['duplicate_machine_id'] as const;
-export type ServerFlag = (typeof serverFlags)[number];
+import { serverFlags, serverStatuses } from '../../contract/enums.ts';
 
 export const server = sqliteTable(
   'server',
@@ -42,6 +36,12 @@ export const server = sqliteTable(
     /** Set when the hub saw two machines present this record's identity (never merged silently). */
     flag: text('flag', { enum: serverFlags }),
     flaggedAt: timestampMs('flagged_at'),
+    /**
+     * Key/value labels set by the organization's admins; the placement planner matches
+     * `node.labels.<key>` constraints and spread preferences against them. Not tags: tags group
+     * and filter, labels describe the machine (disk=ssd, zone=eu-1).
+     */
+    labels: text('labels', { mode: 'json' }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
     ...timestamps(),
   },
   (t) => [
@@ -50,6 +50,7 @@ export const server = sqliteTable(
     booleanCheck('server', t.isLocal),
     enumCheck('server', t.status, serverStatuses),
     enumCheck('server', t.flag, serverFlags),
+    jsonObjectCheck('server', t.labels),
     // The local slot collapses to a single server record for the whole installation.
     uniqueIndex('server_one_local').on(t.isLocal).where(sql`${t.isLocal} = 1`),
     // One canonical record per machine and organization: reconnects never add a second row.

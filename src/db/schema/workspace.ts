@@ -3,10 +3,7 @@ import { sql } from 'drizzle-orm';
 import { check, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { enumCheck, id, matchesCharacters, timestamps, uuidV7Check } from './columns.ts';
 import { organization } from './organization.ts';
-
-/** `user`: operator-created; `panel`: the single machine workspace created at install. */
-export const workspaceKinds = ['user', 'panel'] as const;
-export type WorkspaceKind = (typeof workspaceKinds)[number];
+import { workspaceKinds } from '../../contract/enums.ts';
 
 export const workspace = sqliteTable(
   'workspace',

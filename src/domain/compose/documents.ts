@@ -13,7 +13,7 @@ import {
   parseComposeText,
 } from '../../compose/document.ts';
 import { composeInvalid } from '../../compose/limits.ts';
-import { validateCompose } from '../../compose/validate.ts';
+import { type StoredPolicy, validateCompose } from '../../compose/validate.ts';
 import { deepEqual, isMapping, type JsonObject } from '../../compose/values.ts';
 import { validationFailed } from '../../lib/errors.ts';
 
@@ -104,6 +104,6 @@ export function principalAliases(base: JsonObject): string[] {
 }
 
 /** Save-time validation of one layer: a base alone, an overlay against its base's principals. */
-export function validateLayer(data: JsonObject, allowHostAccess: boolean, base?: JsonObject): void {
-  validateCompose(data, { allowHostAccess, knownPrincipals: base === undefined ? [] : principalAliases(base) });
+export function validateLayer(data: JsonObject, policy: StoredPolicy, base?: JsonObject): void {
+  validateCompose(data, { policy, knownPrincipals: base === undefined ? [] : principalAliases(base) });
 }

@@ -17,7 +17,7 @@
  */
 import { composeInvalid } from '../../compose/limits.ts';
 import { mergeCompose } from '../../compose/merge.ts';
-import { validateCompose } from '../../compose/validate.ts';
+import { type StoredPolicy, validateCompose } from '../../compose/validate.ts';
 import { deepEqual, isMapping, type JsonObject } from '../../compose/values.ts';
 import type { Service } from '../../db/schema/index.ts';
 import { DomainError } from '../../lib/errors.ts';
@@ -33,7 +33,7 @@ const SERVICE_KEY = /^[a-zA-Z0-9._-]{1,255}$/;
 export interface EnvironmentLayers {
   environment: { id: string; name: string | null };
   organizationId: string;
-  allowHostAccess: boolean;
+  policy: StoredPolicy;
   /** The layers as they will be stored. */
   base: JsonObject;
   overlay: JsonObject;
@@ -75,7 +75,7 @@ function previousServices(layers: EnvironmentLayers): ServiceMap {
 export function reconcileEnvironment(tx: Queryable, layers: EnvironmentLayers): void {
   inEnvironment(layers.environment, () => {
     const merged = mergeCompose(layers.base, layers.overlay);
-    validateCompose(merged, { allowHostAccess: layers.allowHostAccess });
+    validateCompose(merged, { policy: layers.policy });
     const services = servicesOf(merged);
     const keys = Object.keys(services);
     for (const key of keys) {

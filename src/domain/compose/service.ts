@@ -15,7 +15,6 @@ import type { Environment, Project } from '../../db/schema/index.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
 import { findEnvironment, updateEnvironmentRow } from '../environments/queries.ts';
-import { findOrganization } from '../organizations/queries.ts';
 import { findProject, updateProjectRow } from '../projects/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import {
@@ -30,6 +29,7 @@ import {
   viewOf,
 } from './documents.ts';
 import { environmentsOfProject, findRepositoryOrganization } from './queries.ts';
+import { composePolicyOf } from './policy.ts';
 import { reconcileEnvironment } from './reconcile.ts';
 
 export type SavedCompose = ComposeView & { updatedAt: Date };
@@ -53,8 +53,6 @@ function loadEnvironmentFor(db: Queryable, actor: Actor, id: string, access: Acc
   return { environment, project };
 }
 
-const allowsHostAccess = (db: Queryable, organizationId: string) => findOrganization(db, organizationId)?.isHostAccessAllowed === true;
-
 export function readProjectCompose(db: Queryable, actor: Actor, id: string): SavedCompose {
   const project = loadProjectFor(db, actor, id, 'read');
   return { ...viewOf(storedDocument(project.options)), updatedAt: project.updatedAt };
@@ -70,7 +68,7 @@ export function saveProjectCompose(db: Queryable, actor: Actor, id: string, inpu
     const project = loadProjectFor(tx, actor, id, 'write');
     const previous = storedDocument(project.options);
     const document = documentFromInput(input, previous);
-    validateLayer(document.data, allowsHostAccess(tx, project.organizationId));
+    validateLayer(document.data, composePolicyOf(tx, project));
     const saved = reconcileProject(tx, updateProjectRow(tx, id, { options: { ...project.options, compose: document } }), previous);
     return { ...viewOf(document), updatedAt: saved.updatedAt };
   });
@@ -81,7 +79,7 @@ export function saveEnvironmentCompose(db: Queryable, actor: Actor, id: string, 
     const { environment, project } = loadEnvironmentFor(tx, actor, id, 'write');
     const previous = storedDocument(environment.options);
     const document = documentFromInput(input, previous);
-    validateLayer(document.data, allowsHostAccess(tx, project.organizationId), dataOf(storedDocument(project.options)));
+    validateLayer(document.data, composePolicyOf(tx, project), dataOf(storedDocument(project.options)));
     const saved = updateEnvironmentRow(tx, id, { options: { ...environment.options, compose: document } });
     reconcileEnvironmentOf(tx, project, saved, previous);
     return { ...viewOf(document), updatedAt: saved.updatedAt };
@@ -111,25 +109,30 @@ function optionsForWrite<T extends Options>(given: T | null | undefined, stored:
   return { options: { ...given, compose: document }, composeChanged: true, previous };
 }
 
-export function baseOptionsForWrite<T extends Options>(db: Queryable, organizationId: string, given: T | null | undefined, stored: Options | null) {
-  return optionsForWrite(given, stored, (data) => validateLayer(data, allowsHostAccess(db, organizationId)));
+export function baseOptionsForWrite<T extends Options>(
+  db: Queryable,
+  project: Pick<Project, 'organizationId' | 'component'>,
+  given: T | null | undefined,
+  stored: Options | null,
+) {
+  return optionsForWrite(given, stored, (data) => validateLayer(data, composePolicyOf(db, project)));
 }
 
 export function overlayOptionsForWrite<T extends Options>(db: Queryable, project: Project, given: T | null | undefined, stored: Options | null) {
   const base = dataOf(storedDocument(project.options));
-  return optionsForWrite(given, stored, (data) => validateLayer(data, allowsHostAccess(db, project.organizationId), base));
+  return optionsForWrite(given, stored, (data) => validateLayer(data, composePolicyOf(db, project), base));
 }
 
 /** After the project row holds its new base (caller's transaction): every environment follows. */
 export function reconcileProject(tx: Queryable, project: Project, previous: ComposeDocument | null): Project {
-  const allowHostAccess = allowsHostAccess(tx, project.organizationId);
+  const policy = composePolicyOf(tx, project);
   const base = dataOf(storedDocument(project.options));
   for (const environment of environmentsOfProject(tx, project.id)) {
     const overlay = dataOf(storedDocument(environment.options));
     reconcileEnvironment(tx, {
       environment,
       organizationId: project.organizationId,
-      allowHostAccess,
+      policy,
       base,
       overlay,
       previousBase: dataOf(previous),
@@ -146,7 +149,7 @@ export function reconcileEnvironmentOf(tx: Queryable, project: Project, environm
   reconcileEnvironment(tx, {
     environment,
     organizationId: project.organizationId,
-    allowHostAccess: allowsHostAccess(tx, project.organizationId),
+    policy: composePolicyOf(tx, project),
     base,
     overlay,
     previousBase: base,

@@ -15,7 +15,8 @@ export interface ScopeIds {
   environmentId: string;
   serviceIds: readonly string[];
   hostingIds: readonly string[];
-  serverId: string;
+  /** Every server the environment may be placed on (server-scope variables are resolved per server). */
+  serverIds: readonly string[];
 }
 
 const SCOPE_COLUMNS: [VariableScope, keyof Variable][] = [
@@ -41,8 +42,8 @@ export function variablesFor(db: Queryable, ids: ScopeIds): LoadedVariables {
     eq(variable.workspaceId, ids.workspaceId),
     eq(variable.projectId, ids.projectId),
     eq(variable.environmentId, ids.environmentId),
-    eq(variable.serverId, ids.serverId),
   ];
+  if (ids.serverIds.length > 0) conditions.push(inArray(variable.serverId, [...ids.serverIds]));
   if (ids.serviceIds.length > 0) conditions.push(inArray(variable.serviceId, [...ids.serviceIds]));
   if (ids.hostingIds.length > 0) conditions.push(inArray(variable.hostingId, [...ids.hostingIds]));
   const found = db.select().from(variable).where(or(...conditions)).orderBy(asc(variable.id)).all();

@@ -42,9 +42,14 @@ const recorded: CompiledDocument[] = [];
 
 function planned(deps: { db: TestApp['db']; keyring: TestApp['deps']['keyring'] }, actor: Actor, environmentId: string): DeployPlan {
   const plan = planDeploy(deps, actor, environmentId);
-  recorded.push({ name: `plan ${recorded.length}`, project: plan.compiled.project, yaml: plan.compiled.yaml, secretNames: plan.compiled.secrets.map((s) => s.name) });
+  for (const document of plan.compiled.documents) {
+    recorded.push({ name: `plan ${recorded.length}`, project: plan.compiled.project, yaml: document.yaml, secretNames: document.secrets.map((s) => s.name) });
+  }
   return plan;
 }
+
+/** The anchor's document (every plan here places everything on the anchor unless it says otherwise). */
+const onAnchor = (plan: DeployPlan) => plan.compiled.documents.find((document) => document.serverId === plan.server.id)!;
 
 const actorOf = (organizationId: string, role: 'member' | 'admin' = 'member'): Actor => ({
   kind: 'session',
@@ -91,7 +96,7 @@ describe('planDeploy: placement', () => {
     t.db.update(project).set({ options: { ...t.db.select().from(project).where(eq(project.id, projectId)).get()!.options, defaultServerId: tree.serverId } }).where(eq(project.id, projectId)).run();
     const byDefault = planned(deps, actor, environmentId);
     expect(byDefault.server).toEqual({ id: tree.serverId, organizationId: tree.organizationId, isLocal: false, name: expect.any(String) });
-    expect(byDefault.compiled.model['x-panel']).toEqual({ placement: { server_id: tree.serverId } });
+    expect(onAnchor(byDefault).model['x-panel']).toEqual({ placement: { server_id: tree.serverId } });
 
     const pinned = t.db.insert(server).values({ organizationId: tree.organizationId, name: 'pinned' }).returning().get();
     t.db.update(environment).set({ serverId: pinned.id }).where(eq(environment.id, environmentId)).run();
@@ -147,7 +152,7 @@ describe('planDeploy: what is compiled', () => {
     const generation = t.db.select().from(environment).where(eq(environment.id, environmentId)).get()!.generation;
 
     const plan = planned(deps, actor, environmentId);
-    const services = plan.compiled.model.services as Record<string, Record<string, unknown>>;
+    const services = onAnchor(plan).model.services as Record<string, Record<string, unknown>>;
     expect(services.web!.environment).toEqual({
       APP_ENV: 'production',
       LOG_LEVEL: 'info',
@@ -158,16 +163,23 @@ describe('planDeploy: what is compiled', () => {
     expect(services.web!.build).toMatchObject({ args: { NODE_VERSION: '24' } });
     expect(services.web!.user).toBe('1001:1002');
     expect(services.worker!.environment).toEqual({ APP_ENV: 'production', LOG_LEVEL: 'info', REGION: 'eu-central', TZ: 'Europe/Berlin' });
-    expect(plan.secrets).toEqual([
-      { name: 'web__db_password', plaintext: SENTINEL },
-      { name: 'worker__db_password', plaintext: SENTINEL },
-    ]);
+    expect(plan.secrets).toEqual(
+      new Map([
+        [
+          tree.serverId,
+          [
+            { name: 'web__db_password', plaintext: SENTINEL },
+            { name: 'worker__db_password', plaintext: SENTINEL },
+          ],
+        ],
+      ]),
+    );
     const webVariables = plan.provenance[web.id]!;
     expect(webVariables.find((entry) => entry.key === 'DB_PASSWORD')).toMatchObject({ value: null, isSecret: true, scope: 'environment', variableId: secretId });
     expect(webVariables.find((entry) => entry.key === 'PUBLIC_URL')).toMatchObject({ scope: 'hosting', scopeId: second!.id, shadowed: [{ scope: 'hosting', scopeId: first!.id }] });
     expect(Object.keys(plan.provenance).sort()).toEqual([web.id, worker.id].sort());
     const { secrets: _secrets, ...rest } = plan;
-    expect(JSON.stringify(rest)).not.toContain(SENTINEL);
+    expect(JSON.stringify(rest, (_key, value) => (value instanceof Map ? [...value] : value))).not.toContain(SENTINEL);
     expect(plan.environment).toEqual({ id: environmentId, projectId, organizationId: tree.organizationId, generation });
     expect(t.db.select().from(environment).where(eq(environment.id, environmentId)).get()!.generation).toBe(generation);
   });
@@ -176,10 +188,10 @@ describe('planDeploy: what is compiled', () => {
     const { t, deps, actor, environmentId, projectId, tree, web } = await setup();
     const options = t.db.select().from(project).where(eq(project.id, projectId)).get()!.options;
     t.db.update(project).set({ options: { ...options, defaultServerId: tree.serverId, containerNaming: 'custom' } }).where(eq(project.id, projectId)).run();
-    const custom = planned(deps, actor, environmentId).compiled.containers;
+    const custom = onAnchor(planned(deps, actor, environmentId)).containers;
     expect(custom.find((row) => row.serviceId === web.id)!.containerName).toBe(`pn-${environmentId}-web-1`);
     t.db.update(project).set({ options: { ...options, defaultServerId: tree.serverId } }).where(eq(project.id, projectId)).run();
-    expect(planned(deps, actor, environmentId).compiled.containers.find((row) => row.serviceId === web.id)!.containerName).toBe(`${web.id}-1`);
+    expect(onAnchor(planned(deps, actor, environmentId)).containers.find((row) => row.serviceId === web.id)!.containerName).toBe(`${web.id}-1`);
   });
 });
 

@@ -2,43 +2,63 @@
  * The deploy plan: everything a deploy of one environment needs, computed without side effects
  * (the deploy endpoint raises the generation and enqueues; the preview shows it).
  *
- * - Server (spec, Deploy resolution): the environment's pin, else the project's
+ * - Anchor (spec, Deploy resolution): the environment's pin, else the project's
  *   options.defaultServerId, else 409 server_placement_required. A server outside the
  *   environment's organization (or gone) never anchors a deploy: the same 409.
+ * - Placement (src/compose/planner): the organization's servers with their labels and
+ *   connection state, and where each replica ran before (the environment's container rows).
+ *   The organization's overlay fabric does not exist yet: the planner is told it is off.
  * - Variables of the seven scopes (organization, workspace, project, environment, service, each
- *   service's hostings oldest first, and the target server) resolved per service
+ *   service's hostings oldest first, and the server) resolved per service and per server
  *   (src/compose/variables.ts); secrets carry no value in the provenance.
  * - Principals through the services' tenancies, by compose alias (plan-inputs.ts).
- * - compile() of base + overlay with the project's containerNaming and the organization's
- *   host-access opt-in. Secret files are opened (memory only) by planDeploy alone: the preview
- *   never opens a secret.
+ * - compile() of base + overlay with the project's containerNaming and its Compose policy
+ *   (domain/compose/policy.ts): one document per server. Secret files are opened (memory only) by
+ *   planDeploy alone, once per variable, for every server that needs them: the preview never
+ *   opens a secret.
+ * - Servers that ran the environment and are not in the plan: each gets a stop of the project.
  */
 import { type CompileResult, compile } from '../../compose/compile.ts';
 import type { ContainerNaming } from '../../compose/naming.ts';
-import { resolveVariables, type ResolvedVariable } from '../../compose/variables.ts';
+import type { PlannerServer, PreviousReplica } from '../../compose/planner/plan.ts';
+import { type ResolvedVariable, resolveVariables } from '../../compose/variables.ts';
 import { EnvelopeError, type KeyRing, openSecret } from '../../crypto/index.ts';
 import type { Db } from '../../db/client.ts';
 import type { Project, Server } from '../../db/schema/index.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
 import { dataOf, storedDocument } from '../compose/documents.ts';
+import { composePolicyOf } from '../compose/policy.ts';
 import { hostingsOfServices, servicesOfEnvironment } from '../compose/queries.ts';
+import { containersOfEnvironment, serversOfEnvironment } from '../deployments/queries.ts';
 import { findEnvironment, type OwnedEnvironment } from '../environments/queries.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { findProject } from '../projects/queries.ts';
 import { refusePlatformProject } from '../projects/service.ts';
-import { findServer } from '../servers/queries.ts';
+import { findServer, serversOfOrganization } from '../servers/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import { variableValueOwner } from '../variables/secrets.ts';
 import { principalsFor, variablesFor } from './plan-inputs.ts';
 
+export interface PlannedServer {
+  id: string;
+  name: string;
+  isLocal: boolean;
+}
+
 export interface DeployPlan {
   environment: { id: string; projectId: string; organizationId: string; generation: number };
+  /** The anchor (the pin or the project default). */
   server: { id: string; organizationId: string; isLocal: boolean; name: string };
+  /** The placement and one runtime document per server it uses, the anchor's first. */
   compiled: CompileResult;
-  /** Opened pnsecret values, one per compiled secret file: memory only, never logged. */
-  secrets: { name: string; plaintext: string }[];
-  /** Resolved variables per service id; secrets' value is null. */
+  /** The servers of the documents, in their order. */
+  servers: PlannedServer[];
+  /** Servers that ran the environment and are no longer in its plan: each gets a stop. */
+  dropped: PlannedServer[];
+  /** Opened pnsecret values per server, one per compiled secret file there: memory only, never logged. */
+  secrets: ReadonlyMap<string, { name: string; plaintext: string }[]>;
+  /** Resolved variables per service id (on the server of its first replica); secrets' value is null. */
   provenance: Record<string, ResolvedVariable[]>;
   warnings: string[];
 }
@@ -65,6 +85,16 @@ export function resolvePlacement(db: Queryable, environment: OwnedEnvironment, p
   return server;
 }
 
+const plannerServer = (row: Server): PlannerServer => ({
+  id: row.id,
+  name: row.name,
+  hostname: row.hostname,
+  labels: row.labels,
+  connected: row.status === 'connected',
+});
+
+const plannedServer = (row: Server): PlannedServer => ({ id: row.id, name: row.name, isLocal: row.isLocal });
+
 /** Reads and compiles; no writes, no secret opened. `access` is what the caller must hold. */
 export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string, access: Access = 'read'): PreparedDeploy {
   const environment = findEnvironment(db, environmentId);
@@ -73,7 +103,9 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
   const project = findProject(db, environment.projectId)!;
   refusePlatformProject(project);
   const organization = findOrganization(db, environment.organizationId)!;
-  const server = resolvePlacement(db, environment, project);
+  const anchor = resolvePlacement(db, environment, project);
+  const organizationServers = serversOfOrganization(db, organization.id);
+  const serverRows = new Map(organizationServers.map((row) => [row.id, row]));
 
   const services = servicesOfEnvironment(db, environment.id);
   const serviceIds = services.map((row) => row.id);
@@ -85,7 +117,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     environmentId: environment.id,
     serviceIds,
     hostingIds: hostings.map((row) => row.id),
-    serverId: server.id,
+    serverIds: organizationServers.map((row) => row.id),
   });
   const chains = services.map((row) => ({
     serviceId: row.id,
@@ -95,9 +127,19 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     environmentId: environment.id,
     hostingIds: hostings.filter((hosting) => hosting.serviceId === row.id).map((hosting) => hosting.id),
   }));
-  const variables = resolveVariables(rows, chains, server.id);
+  const resolved = new Map<string, Map<string, ResolvedVariable[]>>();
+  const variablesOn = (serverId: string) => {
+    let variables = resolved.get(serverId);
+    if (variables === undefined) resolved.set(serverId, (variables = resolveVariables(rows, chains, serverId)));
+    return variables;
+  };
   const warnings: string[] = [];
   const principals = principalsFor(db, serviceIds, warnings);
+
+  const keyOf = new Map(services.map((row) => [row.id, row.composeServiceName]));
+  const previous: PreviousReplica[] = containersOfEnvironment(db, environment.id)
+    .filter((row) => row.role === 'service' && keyOf.has(row.serviceId))
+    .map((row) => ({ service: keyOf.get(row.serviceId)!, ordinal: row.ordinal, serverId: row.serverId }));
 
   const compiled = compile({
     base: dataOf(storedDocument(project.options)),
@@ -105,18 +147,28 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     organizationId: organization.id,
     projectId: project.id,
     environmentId: environment.id,
-    serverId: server.id,
+    placement: { anchorServerId: anchor.id, servers: organizationServers.map(plannerServer), previous, fabric: { enabled: false } },
     containerNaming: project.options?.containerNaming === 'custom' ? 'custom' : ('uuid' satisfies ContainerNaming),
     services: services.map((row) => ({ id: row.id, composeServiceName: row.composeServiceName, options: row.options })),
-    variables,
+    variablesOn,
     principals,
-    allowHostAccess: organization.isHostAccessAllowed,
+    policy: composePolicyOf(db, project),
   });
+  const inPlan = new Set(compiled.placement.servers);
+  const dropped = serversOfEnvironment(db, environment.id).filter((id) => !inPlan.has(id) && serverRows.has(id));
+  const provenance = Object.fromEntries(
+    services.map((row) => {
+      const first = compiled.placement.services.get(row.composeServiceName)?.[0]?.serverId ?? anchor.id;
+      return [row.id, variablesOn(first).get(row.id) ?? []];
+    }),
+  );
   return {
     environment: { id: environment.id, projectId: project.id, organizationId: organization.id, generation: environment.generation },
-    server: { id: server.id, organizationId: server.organizationId, isLocal: server.isLocal, name: server.name },
+    server: { id: anchor.id, organizationId: anchor.organizationId, isLocal: anchor.isLocal, name: anchor.name },
     compiled,
-    provenance: Object.fromEntries(serviceIds.map((id) => [id, variables.get(id) ?? []])),
+    servers: compiled.placement.servers.map((id) => plannedServer(serverRows.get(id)!)),
+    dropped: dropped.map((id) => plannedServer(serverRows.get(id)!)),
+    provenance,
     warnings: [...warnings, ...compiled.warnings],
     envelopes,
     services: services.map(({ id, composeServiceName }) => ({ id, composeServiceName })),
@@ -129,13 +181,21 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
  */
 export function planDeploy(deps: { db: Db; keyring: KeyRing }, actor: Actor, environmentId: string, access: Access = 'read'): DeployPlan {
   const { envelopes, services: _services, ...prepared } = deps.db.transaction((tx) => prepareDeploy(tx, actor, environmentId, access));
-  const secrets = prepared.compiled.secrets.map(({ name, variableId, key }) => {
+  const opened = new Map<string, string>();
+  const open = (variableId: string, key: string) => {
+    let plaintext = opened.get(variableId);
+    if (plaintext !== undefined) return plaintext;
     try {
-      return { name, plaintext: openSecret(deps.keyring, envelopes.get(variableId)!, variableValueOwner(variableId)) };
+      plaintext = openSecret(deps.keyring, envelopes.get(variableId)!, variableValueOwner(variableId));
     } catch (error) {
       if (!(error instanceof EnvelopeError)) throw error;
       throw conflict('secret_unreadable', `secret variable ${key} (${variableId}) cannot be opened with the current key ring; set its value again`);
     }
-  });
+    opened.set(variableId, plaintext);
+    return plaintext;
+  };
+  const secrets = new Map(
+    prepared.compiled.documents.map((document) => [document.serverId, document.secrets.map(({ name, variableId, key }) => ({ name, plaintext: open(variableId, key) }))]),
+  );
   return { ...prepared, secrets };
 }

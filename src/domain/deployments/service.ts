@@ -1,23 +1,26 @@
 /**
- * Deploy, stop and destroy of an environment, as durable commands for its server's daemon.
+ * Deploy, stop and destroy of an environment, as durable commands for its servers' daemons.
  *
- * Deploy: the plan (placement + compiled runtime compose, src/domain/deploy/plan.ts) is
- * committed in ONE transaction: environment.generation + 1, a `queued` deployment carrying
- * that generation, the plan's container rows pre-allocated as `pending` (upserted on
- * (service_id, role, ordinal), container_id cleared), and the command whose payload holds the
- * compiled compose.yaml and every secret re-sealed to the target daemon's key (pndaemon). Only
- * then does the caller hand the command to the hub.
+ * Deploy: the plan (placement + one compiled runtime compose per server,
+ * src/domain/deploy/plan.ts) is committed in ONE transaction: environment.generation + 1, a
+ * `queued` deployment carrying that generation (its server is the anchor), every server's
+ * container rows pre-allocated as `pending` on that server (upserted on (service_id, role,
+ * ordinal), container_id cleared), one deploy command per server whose payload holds its
+ * compose.yaml and the secrets it needs re-sealed to its own daemon's key (pndaemon), and a stop
+ * command for each server that drops out of the plan. Only then does the caller hand the
+ * commands to the hub. The deployment ends when all its commands have (settleDeployment).
  *
- * Stop and destroy go to the server the environment was last deployed to; they plan nothing,
- * so the generation stays.
+ * Stop and destroy go to every server the environment may still run on (its last deploy's, and
+ * those where its container rows hold a container); they plan nothing, so the generation stays.
  */
-import { container, type Container, type DaemonCommand, type Deployment, type Server } from '../../db/schema/index.ts';
+import { container, type Container, type DaemonCommand, type Deployment, type DeploymentKind, type JsonObject, type Server } from '../../db/schema/index.ts';
 import { sealForDaemon } from '../../crypto/index.ts';
 import { composeProjectName } from '../../compose/naming.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
 import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
+import type { DeployPlan } from '../deploy/plan.ts';
 import { loadEnvironment } from '../environments/service.ts';
 import { findProject } from '../projects/queries.ts';
 import { refusePlatformProject } from '../projects/service.ts';
@@ -31,25 +34,14 @@ import {
   listDeploymentsOf,
   type OwnedDeployment,
   raiseGeneration,
+  serversOfEnvironment,
+  settleDeployment,
 } from './queries.ts';
-
-/** What the deploy planner hands over (src/domain/deploy/plan.ts). */
-export interface DeployPlan {
-  environment: { id: string; projectId: string; organizationId: string; generation: number };
-  server: { id: string; organizationId: string; isLocal: boolean; name: string };
-  compiled: {
-    project: string;
-    yaml: string;
-    containers: readonly { serviceId: string; composeServiceName: string; containerName: string; role: Container['role']; ordinal: number }[];
-  };
-  /** Plaintext of each compiled secret file, by file name; sealed here to the daemon's key. */
-  secrets: readonly { name: string; plaintext: string }[];
-  warnings: readonly string[];
-}
 
 export interface Enqueued {
   deployment: Deployment;
-  command: DaemonCommand;
+  /** One per server; none when the plan places nothing anywhere and nothing ran before. */
+  commands: DaemonCommand[];
   /** The pre-allocated (deploy) container rows. */
   containers: Container[];
 }
@@ -72,62 +64,78 @@ export function listDeployments(db: Queryable, actor: Actor, environmentId: stri
   return listDeploymentsOf(db, environmentId, page);
 }
 
-/** The recipient of the target daemon's envelopes; 409 while it has no registered key. */
+/** The recipient of a daemon's envelopes; 409 while it has no registered key. */
 function recipientOf(target: Server) {
   if (!target.publicKey || !target.daemonKeyId) {
-    throw conflict('server_key_missing', 'the target server has no daemon key yet; connect its daemon (or enroll it) before deploying secrets');
+    throw conflict(
+      'server_key_missing',
+      `server ${target.name} has no daemon key yet; connect its daemon (or enroll it) before deploying secrets to it`,
+    );
   }
   return { serverId: target.id, daemonKeyId: target.daemonKeyId, publicKey: target.publicKey };
 }
 
-/** Commits a deploy plan: generation, deployment, pending containers and the command, atomically. */
+/** A server of the plan, re-read: it must still belong to the environment's organization. */
+function serverOfPlan(db: Queryable, plan: DeployPlan, id: string): Server {
+  const target = findServer(db, id);
+  if (!target || target.organizationId !== plan.environment.organizationId) throw notFound('server');
+  return target;
+}
+
+/**
+ * Commits a deploy plan: generation, deployment, every server's pending containers and command,
+ * and the stops of servers the plan dropped, atomically.
+ */
 export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued {
   const { db, clock } = ctx;
-  const now = clock.now();
-  const serverId = plan.server.id;
-  const target = findServer(db, serverId);
-  if (!target || target.organizationId !== plan.environment.organizationId) throw notFound('server');
-  // Sealed before the transaction: no plaintext ever reaches the database.
-  const recipient = plan.secrets.length > 0 ? recipientOf(target) : null;
-  const secrets = plan.secrets.map(({ name, plaintext }) => ({ name, envelope: sealForDaemon(recipient!, plaintext) }));
+  const expiresAt = new Date(clock.now().getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS));
+  const project = plan.compiled.project;
+  // Sealed before the transaction, each server's secrets to its own daemon: no plaintext ever reaches the database.
+  const documents = plan.compiled.documents.map((document) => {
+    const target = serverOfPlan(db, plan, document.serverId);
+    const secrets = plan.secrets.get(document.serverId) ?? [];
+    const recipient = secrets.length > 0 ? recipientOf(target) : null;
+    return { document, secrets: secrets.map(({ name, plaintext }) => ({ name, envelope: sealForDaemon(recipient!, plaintext) })) };
+  });
+  for (const dropped of plan.dropped) serverOfPlan(db, plan, dropped.id);
   return db.transaction((tx) => {
     const generation = raiseGeneration(tx, plan.environment.id);
     const deployment = insertDeployment(tx, {
       environmentId: plan.environment.id,
-      serverId,
+      serverId: plan.server.id,
       kind: 'deploy',
       desiredGeneration: generation,
       status: 'queued',
     });
-    const containers = plan.compiled.containers.map((planned) =>
-      tx
-        .insert(container)
-        .values({ ...planned, serverId, status: 'pending', containerId: null })
-        .onConflictDoUpdate({
-          target: [container.serviceId, container.role, container.ordinal],
-          set: {
-            serverId,
-            containerName: planned.containerName,
-            composeServiceName: planned.composeServiceName,
-            status: 'pending',
-            containerId: null,
-          },
-        })
-        .returning()
-        .get(),
-    );
-    const command = insertCommand(tx, {
-      serverId,
-      deploymentId: deployment.id,
-      kind: 'deploy',
-      payload: { deploymentId: deployment.id, project: plan.compiled.project, compose: plan.compiled.yaml, secrets },
-      expiresAt: new Date(now.getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS)),
-    });
-    return { deployment, command, containers };
+    const command = (serverId: string, kind: DeploymentKind, payload: JsonObject) =>
+      insertCommand(tx, { serverId, deploymentId: deployment.id, kind, payload: { deploymentId: deployment.id, project, ...payload }, expiresAt });
+    const containers: Container[] = [];
+    const commands: DaemonCommand[] = [];
+    for (const { document, secrets } of documents) {
+      const serverId = document.serverId;
+      for (const planned of document.containers) {
+        containers.push(
+          tx
+            .insert(container)
+            .values({ ...planned, serverId, status: 'pending', containerId: null })
+            .onConflictDoUpdate({
+              target: [container.serviceId, container.role, container.ordinal],
+              set: { serverId, containerName: planned.containerName, composeServiceName: planned.composeServiceName, status: 'pending', containerId: null },
+            })
+            .returning()
+            .get(),
+        );
+      }
+      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets }));
+    }
+    for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', {}));
+    // Nothing to run anywhere and nothing to stop: the deploy is done as committed.
+    const settled = commands.length === 0 ? settleDeployment(tx, deployment.id) : null;
+    return { deployment: settled ?? deployment, commands, containers };
   });
 }
 
-/** Stop (`down`) or destroy (`down --volumes`) on the server the environment was last deployed to. */
+/** Stop (`down`) or destroy (`down --volumes`) on every server the environment may still run on. */
 export function enqueueTeardown(
   ctx: DeploymentContext,
   actor: Actor,
@@ -137,24 +145,20 @@ export function enqueueTeardown(
   const { db, clock } = ctx;
   const environment = loadEnvironment(db, actor, environmentId, 'write');
   refusePlatformProject(findProject(db, environment.projectId)!);
-  const serverId = lastDeployedServerId(db, environmentId);
-  if (!serverId) throw conflict('not_deployed', `the environment was never deployed; there is nothing to ${kind}`);
-  const now = clock.now();
+  const serverIds = serversOfEnvironment(db, environmentId);
+  if (serverIds.length === 0) throw conflict('not_deployed', `the environment was never deployed; there is nothing to ${kind}`);
+  const expiresAt = new Date(clock.now().getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS));
   return db.transaction((tx) => {
     const deployment = insertDeployment(tx, {
       environmentId,
-      serverId,
+      serverId: lastDeployedServerId(tx, environmentId) ?? serverIds[0]!,
       kind,
       desiredGeneration: environment.generation,
       status: 'queued',
     });
-    const command = insertCommand(tx, {
-      serverId,
-      deploymentId: deployment.id,
-      kind,
-      payload: { deploymentId: deployment.id, project: composeProjectName(environmentId) },
-      expiresAt: new Date(now.getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS)),
-    });
-    return { deployment, command, containers: [] };
+    const commands = serverIds.map((serverId) =>
+      insertCommand(tx, { serverId, deploymentId: deployment.id, kind, payload: { deploymentId: deployment.id, project: composeProjectName(environmentId) }, expiresAt }),
+    );
+    return { deployment, commands, containers: [] };
   });
 }

@@ -1,6 +1,7 @@
 /** The signed-in user's own account: who am I, password change, sign-up (development runtime). */
 import { and, eq } from 'drizzle-orm';
 import { hashPassword, verifyPassword } from '../../auth/password.ts';
+import { RECENT_SIGN_IN_MS } from '../../contract/identity.ts';
 import type { Db } from '../../db/client.ts';
 import { type MembershipRole, session, user } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -19,8 +20,6 @@ export function requireSessionActor(actor: Actor): void {
   if (actor.kind !== 'session') throw new DomainError('session_required', 'this needs a signed-in session, not an API token');
 }
 
-/** How recently the caller must have signed in to add or remove a way into the account. */
-export const RECENT_SIGN_IN_MS = 15 * 60_000;
 
 export const reauthenticationRequired = () =>
   new DomainError('reauthentication_required', `sign in again to do this: it needs a sign-in from the last ${RECENT_SIGN_IN_MS / 60_000} minutes`);

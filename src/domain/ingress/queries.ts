@@ -42,13 +42,13 @@ export function serversRunning(db: Queryable, serviceIds: readonly string[]): st
 }
 
 /** Servers running the services of an environment. */
-export function serversOfEnvironment(db: Queryable, environmentId: string): string[] {
+export function routingServersOfEnvironment(db: Queryable, environmentId: string): string[] {
   const services = db.select({ id: service.id }).from(service).where(eq(service.environmentId, environmentId)).all();
   return serversRunning(db, services.map((row) => row.id));
 }
 
 /** Servers running the services of any environment of a project. */
-export function serversOfProject(db: Queryable, projectId: string): string[] {
+export function routingServersOfProject(db: Queryable, projectId: string): string[] {
   const services = db
     .select({ id: service.id })
     .from(service)

@@ -13,10 +13,9 @@ import { notFound } from '../../lib/errors.ts';
 import { type Actor, authorize } from '../actor.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
+import { DEFAULT_JOIN_TOKEN_TTL_SECONDS, MAX_JOIN_TOKEN_TTL_SECONDS } from '../../contract/tokens.ts';
 
 export const JOIN_TOKEN_PREFIX = 'pnj';
-export const DEFAULT_JOIN_TOKEN_TTL_SECONDS = 60 * 60;
-export const MAX_JOIN_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 export type JoinTokenState = 'active' | 'used' | 'expired';
 

@@ -5,23 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { JsonObject, Managed, Principal, PrincipalKind, PrincipalProvider } from '../../db/schema/index.ts';
+import { type Shell, SYSTEM_USERNAME_MAX } from '../../contract/enums.ts';
+import { USERNAME_MAX } from '../../contract/principals.ts';
 import { validationFailed } from '../../lib/errors.ts';
 import { databasesOf } from '../managed/queries.ts';
 
-export const USERNAME_MAX = 255;
-/** useradd refuses longer names. */
-export const SYSTEM_USERNAME_MAX = 32;
 export const RANDOM_SUFFIX_LENGTH = 11;
 export const HOME_ROOT = '/srv/users/';
 
-/** Login shells a host account may get; the default keeps interactive logins closed. */
-export const SHELLS = ['/usr/sbin/nologin', '/bin/bash', '/bin/sh', '/usr/bin/zsh', '/bin/false'] as const;
-export type Shell = (typeof SHELLS)[number];
+/** The default keeps interactive logins closed. */
 export const DEFAULT_SHELL: Shell = '/usr/sbin/nologin';
-
-/** Operator uid/gid overrides: above the system range, below the nobody/dynamic range. */
-export const ID_MIN = 1000;
-export const ID_MAX = 60000;
 
 /** What a client may write in `metadata`; `uid`/`gid` (system) and `engine` (database) are derived. */
 export interface PrincipalMetadataInput {

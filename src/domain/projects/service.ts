@@ -112,7 +112,7 @@ export function createProject(db: Queryable, actor: Actor, input: ProjectFields 
   if (name) assertNameFree(db, home.organizationId, name);
   checkFields(db, home.organizationId, input);
   const { defaultEnvironmentName } = findOrganization(db, home.organizationId)!;
-  const compose = baseOptionsForWrite(db, home.organizationId, input.options, null);
+  const compose = baseOptionsForWrite(db, { organizationId: home.organizationId, component: null }, input.options, null);
   return db.transaction((tx) => {
     const row = insertProjectWithEnvironment(
       tx,
@@ -141,7 +141,7 @@ export function updateProject(db: Queryable, actor: Actor, id: string, changes: 
   const name = normalizeName(changes.name);
   if (name) assertNameFree(db, row.organizationId, name, row.id);
   checkFields(db, row.organizationId, changes);
-  const compose = baseOptionsForWrite(db, row.organizationId, changes.options, row.options);
+  const compose = baseOptionsForWrite(db, row, changes.options, row.options);
   const update = { ...changes, name, options: compose.options };
   if (Object.values(update).every((value) => value === undefined)) return row;
   return db.transaction((tx) => {

@@ -5,9 +5,9 @@
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { PANEL_LABELS } from '../../compose/naming.ts';
-import { RUNTIME_CONTAINER_STATES } from '../../daemon/container-state.ts';
-import type { ReportedContainer } from '../../daemon/protocol.ts';
-import { type Container, container, environment } from '../../db/schema/index.ts';
+import { runtimeContainerStates } from '../../contract/enums.ts';
+import type { ReportedContainer } from '../../contract/daemon-protocol.ts';
+import { type Container, container, environment, server } from '../../db/schema/index.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner } from '../../../test/identity.ts';
 import { seedService, seedTree } from '../../../test/seed.ts';
@@ -45,7 +45,7 @@ describe('the container state table', () => {
     expect(preallocate(web)).toMatchObject({ status: 'pending', containerId: null });
   });
 
-  test.each([...RUNTIME_CONTAINER_STATES])('pending or any reported state -> %s: the runtime state and the reported id', (state) => {
+  test.each([...runtimeContainerStates])('pending or any reported state -> %s: the runtime state and the reported id', (state) => {
     const { t, web, preallocate, target } = setup();
     const row = preallocate(web);
     const changed = applyReport(t.db, target('deploy'), [labelled(row, { state })]);
@@ -96,12 +96,32 @@ describe('the container state table', () => {
     expect(reread(t, a.id)).toMatchObject({ status: 'exited', containerId: null });
   });
 
-  test('a deploy report leaves rows it does not list unchanged', () => {
+  test('a deploy report leaves pending rows it does not list unchanged', () => {
     const { t, web, worker, preallocate, target } = setup();
     const a = preallocate(web);
     const b = preallocate(worker);
     applyReport(t.db, target('deploy'), [labelled(a)]);
     expect(reread(t, b.id)).toMatchObject({ status: 'pending', containerId: null });
+  });
+
+  test("a deploy report without a row's container: it is gone (a dropped replica Compose removed), exited with no id; other servers' rows untouched", () => {
+    const { t, tree, web, preallocate, target } = setup();
+    const kept = preallocate(web, 1);
+    const dropped = preallocate(web, 2);
+    applyReport(t.db, target('deploy'), [labelled(kept), labelled(dropped)]);
+    const elsewhere = t.db.insert(server).values({ organizationId: tree.organizationId, name: 'elsewhere' }).returning().get();
+    const remote = t.db
+      .insert(container)
+      .values({ serviceId: web, serverId: elsewhere.id, containerName: 'remote', composeServiceName: 'web', ordinal: 3, status: 'running', containerId: 'cid-remote' })
+      .returning()
+      .get();
+    for (const kind of ['deploy', null] as const) {
+      const changed = applyReport(t.db, target(kind), [labelled(kept)]);
+      expect(reread(t, dropped.id)).toMatchObject({ status: 'exited', containerId: null });
+      expect(changed.map((row) => row.id)).toEqual(kind === 'deploy' ? [kept.id, dropped.id] : [kept.id]);
+    }
+    expect(reread(t, kept.id)).toMatchObject({ status: 'running', containerId: `cid-${kept.id}` });
+    expect(reread(t, remote.id)).toMatchObject({ status: 'running', containerId: 'cid-remote' });
   });
 });
 

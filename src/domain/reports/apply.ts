@@ -10,7 +10,13 @@
  * | stop report                       | listed rows                  | `exited`                   | the reported id     |
  * | stop report                       | rows of this server not listed (an empty report: all) | `exited` (stopped, see DECISIONS) | null |
  * | destroy report                    | rows of this server not listed (an empty report: all) | unchanged  | null                |
- * | deploy report                     | rows not listed              | unchanged                  | unchanged           |
+ * | deploy report (or on the daemon's own account) | rows of this server not listed that still hold a container id | `exited` | null |
+ * | deploy report                     | other rows not listed        | unchanged                  | unchanged           |
+ *
+ * A report lists every container of the project on its server (`docker ps -a`), so a row of
+ * that server whose container it does not list has none any more: after a deploy, a replica the
+ * plan dropped while the server kept others of the environment (Compose removed it as an
+ * orphan). Pending rows of the deploy that have no container yet stay pending.
  *
  * A reported container is matched to its row by the platform labels the compiler sets
  * (dev.panel.service-id, dev.panel.role, dev.panel.ordinal; src/compose/naming.ts), and only for
@@ -20,8 +26,8 @@
  */
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { PANEL_LABELS } from '../../compose/naming.ts';
-import { toContainerState } from '../../daemon/container-state.ts';
-import type { ReportedContainer } from '../../daemon/protocol.ts';
+import { toContainerState } from '../../contract/container-state.ts';
+import type { ReportedContainer } from '../../contract/daemon-protocol.ts';
 import { type Container, container, type ContainerRole, containerRoles, type DeploymentKind, service } from '../../db/schema/index.ts';
 import type { Queryable } from '../shared/database.ts';
 
@@ -88,13 +94,13 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
       changed.set(written.id, written);
     }
 
-    if (target.kind === 'stop' || target.kind === 'destroy') {
-      for (const row of rows) {
-        if (listed.has(row.id) || row.serverId !== target.serverId) continue;
-        const next = target.kind === 'stop' ? { containerId: null, status: 'exited' as const } : { containerId: null };
-        if (row.containerId === null && (target.kind === 'destroy' || row.status === 'exited')) continue;
-        changed.set(row.id, tx.update(container).set(next).where(eq(container.id, row.id)).returning().get()!);
-      }
+    for (const row of rows) {
+      if (listed.has(row.id) || row.serverId !== target.serverId) continue;
+      let next: { containerId: null; status?: 'exited' } | null;
+      if (target.kind === 'stop') next = row.containerId === null && row.status === 'exited' ? null : { containerId: null, status: 'exited' };
+      else if (target.kind === 'destroy') next = row.containerId === null ? null : { containerId: null };
+      else next = row.containerId === null ? null : { containerId: null, status: 'exited' };
+      if (next !== null) changed.set(row.id, tx.update(container).set(next).where(eq(container.id, row.id)).returning().get()!);
     }
     return [...changed.values()];
   });

@@ -4,6 +4,7 @@
  * or a managed replica. Its variables and markers go with it; deployments keep their history
  * with the server reference cleared.
  */
+import { deepEqual } from '../../compose/values.ts';
 import type { Server } from '../../db/schema/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
@@ -42,11 +43,24 @@ export function listServers(db: Queryable, actor: Actor, organizationId: string,
   return listServersOf(db, organizationId, page);
 }
 
-export function renameServer(db: Queryable, actor: Actor, id: string, name: string | undefined): Server {
-  const row = loadServer(db, actor, id, 'write');
-  if (name === undefined || name === row.name) return row;
-  return updateServerRow(db, id, { name });
+export interface ServerChanges {
+  name?: string;
+  /** Replaces the whole label set (the planner's `node.labels.<key>`). */
+  labels?: Record<string, string>;
 }
+
+/** Rename and relabel: organization admins. Answers the row, unchanged when nothing differs. */
+export function updateServer(db: Queryable, actor: Actor, id: string, changes: ServerChanges): Server {
+  const row = loadServer(db, actor, id, 'write');
+  const set: ServerChanges = {};
+  if (changes.name !== undefined && changes.name !== row.name) set.name = changes.name;
+  if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
+  if (Object.keys(set).length === 0) return row;
+  return updateServerRow(db, id, set);
+}
+
+/** Stored in key order, so the console and the API list them alike. */
+const sortedLabels = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** Answers the deleted row. */
 export function deleteServer(db: Queryable, actor: Actor, id: string): Server {

@@ -7,7 +7,6 @@
  * one the proxy itself appended — names the client instead; a remote peer cannot set it.
  */
 import type { Server } from 'bun';
-import type { AppDeps } from '../../app.ts';
 import type { RequestMeta } from '../../domain/identity/context.ts';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;

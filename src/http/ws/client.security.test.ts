@@ -10,7 +10,7 @@ import { clientAs } from '../../../test/client.ts';
 import { enrolledServer, listenOnLoopback, SocketProbe } from '../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { addMember, createOwner, tokenFor } from '../../../test/identity.ts';
-import { CREDENTIAL_ENDED_CLOSE_CODE } from './client.ts';
+import { CREDENTIAL_ENDED_CLOSE_CODE } from '../../contract/live.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -43,23 +43,9 @@ import { presentDeployment } from '../client/v1/deployments.ts';
 import { presentServer } from '../client/v1/servers.ts';
 import { optionalActor } from '../plugins/guard.ts';
 import { authenticateUpgrade } from '../plugins/ws-auth.ts';
+import { CLIENT_WS_PATH, CREDENTIAL_ENDED_CLOSE_CODE, LiveClientMessage, type LiveTopic, MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../contract/live.ts';
 
-export const CLIENT_WS_PATH = '/ws/client/v1';
-export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
 const SNAPSHOT_DEPLOYMENTS = 10;
-
-const Id = v.pipe(v.string(), v.uuid());
-
-/** Exactly one of environmentId and organizationId names what the message is about. */
-const ClientMessage = v.pipe(
-  v.object({ type: v.picklist(['subscribe', 'unsubscribe']), environmentId: v.optional(Id), organizationId: v.optional(Id) }),
-  v.check((message) => (message.environmentId === undefined) !== (message.organizationId === undefined)),
-);
-
-type Topic = { environmentId: string } | { organizationId: string };
-
-/** Close code of a socket whose credential ended (sign-out, revoked session or token). */
-export const CREDENTIAL_ENDED_CLOSE_CODE = 4401;
 
 interface SocketState {
   clientActor?: Actor;
@@ -89,13 +75,13 @@ function presentServerChange(event: ServerEvent) {
     : { type: 'serverDeleted', organizationId, serverId: event.server.id };
 }
 
-const topicKey = (topic: Topic) => ('environmentId' in topic ? `environment:${topic.environmentId}` : `organization:${topic.organizationId}`);
+const topicKey = (topic: LiveTopic) => ('environmentId' in topic ? `environment:${topic.environmentId}` : `organization:${topic.organizationId}`);
 
 /**
  * Sends a change to a subscriber that may still see it: the credential is resolved again (it may
  * have been revoked since the upgrade) and must still reach the topic's organization.
  */
-function push(deps: AppDeps, socket: Sender, state: SocketState, topic: Topic, organizationId: string, message: object): void {
+function push(deps: AppDeps, socket: Sender, state: SocketState, topic: LiveTopic, organizationId: string, message: object): void {
   const actor = optionalActor(deps, state.upgradeRequest!);
   if (!actor) {
     send(socket, { type: 'error', code: 'unauthenticated', message: 'the session or API token of this socket has ended' });
@@ -106,13 +92,13 @@ function push(deps: AppDeps, socket: Sender, state: SocketState, topic: Topic, o
   send(socket, { type: 'error', code: 'not_found', message: 'no longer a member of its organization', ...topic });
 }
 
-function stopListening(state: SocketState, topic: Topic): void {
+function stopListening(state: SocketState, topic: LiveTopic): void {
   state.subscriptions?.get(topicKey(topic))?.();
   state.subscriptions?.delete(topicKey(topic));
 }
 
 /** Checks access, starts listening and answers the snapshot; throws DomainError when refused. */
-function listen(deps: AppDeps, socket: Sender, state: SocketState, topic: Topic): () => void {
+function listen(deps: AppDeps, socket: Sender, state: SocketState, topic: LiveTopic): () => void {
   const { feed } = deps.hub;
   const actor = state.clientActor!;
   if ('organizationId' in topic) {
@@ -134,7 +120,7 @@ function listen(deps: AppDeps, socket: Sender, state: SocketState, topic: Topic)
   return stop;
 }
 
-function subscribe(deps: AppDeps, socket: Sender, state: SocketState, topic: Topic): void {
+function subscribe(deps: AppDeps, socket: Sender, state: SocketState, topic: LiveTopic): void {
   const subscriptions = (state.subscriptions ??= new Map());
   const key = topicKey(topic);
   if (subscriptions.has(key)) {
@@ -148,7 +134,7 @@ function subscribe(deps: AppDeps, socket: Sender, state: SocketState, topic: Top
 }
 
 function handleMessage(deps: AppDeps, socket: Sender, state: SocketState, message: unknown): void {
-  const parsed = v.safeParse(ClientMessage, message);
+  const parsed = v.safeParse(LiveClientMessage, message);
   if (!parsed.success) {
     return void send(socket, {
       type: 'error',
@@ -157,7 +143,7 @@ function handleMessage(deps: AppDeps, socket: Sender, state: SocketState, messag
     });
   }
   const { type, environmentId, organizationId } = parsed.output;
-  const topic: Topic = environmentId !== undefined ? { environmentId } : { organizationId: organizationId! };
+  const topic: LiveTopic = environmentId !== undefined ? { environmentId } : { organizationId: organizationId! };
   try {
     if (type === 'subscribe') return subscribe(deps, socket, state, topic);
     stopListening(state, topic);

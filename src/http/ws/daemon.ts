@@ -16,10 +16,10 @@ import type { ServerWebSocket } from 'bun';
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../app.ts';
 import { bearerOf } from '../plugins/guard.ts';
+import { DAEMON_WS_PATH } from '../../contract/daemon-protocol.ts';
 import type { HubClaim } from '../../daemon/hub.ts';
 import { DomainError } from '../../lib/errors.ts';
 
-export const DAEMON_WS_PATH = '/ws/daemon/v1';
 
 interface RawHandlers {
   daemonClaim?: HubClaim;

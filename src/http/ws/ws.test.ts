@@ -12,7 +12,7 @@ import { eq } from 'drizzle-orm';
 import { buildApp } from '../../app.ts';
 import { CommandJournal } from '../../daemon/agent/command-journal.ts';
 import { HubConnection as AgentConnection, localHubTarget } from '../../daemon/agent/connection.ts';
-import { CLOSE_CODES, type CommandFrame } from '../../daemon/protocol.ts';
+import { CLOSE_CODES, type CommandFrame } from '../../contract/daemon-protocol.ts';
 import { daemonCommand, server } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';

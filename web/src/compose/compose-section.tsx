@@ -5,11 +5,12 @@
  * while typing; the server's validation errors show at their line after a save. The view
  * (editor alone, or editor and preview) is kept in the document as presentation.editorView.
  * A platform project's documents, and every document for a member of the organization, are
- * read-only.
+ * read-only. Leaving the page with a document changed and not saved asks first.
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type Environment, type Project } from '../api.ts';
 import { FormAlert, type FormProblem, SubmitButton } from '../forms.tsx';
+import { useLeaveGuard } from '../leave-guard.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { YamlEditor } from './editor.tsx';
 import { type ComposeProblem, mergedPreview, parseText, placeOf, textOf } from './text.ts';
@@ -52,6 +53,10 @@ export function ComposeSection({ project, environments }: { project: Project; en
   const writable = useCanWrite(project.organizationId);
   const readOnly = isPlatform || !writable;
 
+  const unsaved = Object.keys(drafts).filter((key) => drafts[key] !== saved[key]);
+  const documentName = (key: string) => (key === BASE ? 'the project base' : `the overlay of ${environments.find((candidate) => candidate.id === key)?.name ?? 'an environment'}`);
+  useLeaveGuard(unsaved.length > 0 && !readOnly ? `The Compose file of ${project.name ?? 'this project'} has changes that are not saved: ${unsaved.map(documentName).join(' and ')}.` : null);
+
   const parsed = useMemo(() => parseText(text, view), [text, view]);
   const problem = parsed.problem ?? (serverProblem?.text === text ? serverProblem : null);
   const preview = useMemo(
@@ -79,6 +84,7 @@ export function ComposeSection({ project, environments }: { project: Project; en
       const layer = documentKey === BASE ? { kind: 'projects' as const, id: project.id } : { kind: 'environments' as const, id: documentKey };
       const stored = await api.compose.save(layer.kind, layer.id, { yaml: text, editorView: view });
       setSaved((previous) => ({ ...previous, [documentKey]: stored.yaml }));
+      setDrafts(({ [documentKey]: _saved, ...others }) => others);
       setServerProblem(null);
       setStatus('Saved.');
     } catch (error) {

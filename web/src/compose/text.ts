@@ -7,6 +7,7 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { type ComposeDocument, composeToText, parseComposeText, stringifyComposeModel } from '../../../src/compose/document.ts';
 import { mergeCompose } from '../../../src/compose/merge.ts';
+import type { StoredComposeDocument } from '../../../src/contract/compose.ts';
 
 export interface ComposeProblem {
   message: string;
@@ -16,8 +17,9 @@ export interface ComposeProblem {
 }
 
 /** The text the editor shows for a stored document (empty when there is none yet). */
-export function textOf(document: ComposeDocument | undefined): string {
-  return document ? composeToText(document) : '';
+export function textOf(document: StoredComposeDocument | undefined): string {
+  // A stored document's data is the JSON the server parsed it to.
+  return document ? composeToText(document as ComposeDocument) : '';
 }
 
 export type Parsed = { document: ComposeDocument; problem?: undefined } | { document?: undefined; problem: ComposeProblem };

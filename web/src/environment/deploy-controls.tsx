@@ -1,6 +1,7 @@
 /**
  * Deploy, stop and destroy an environment, and its live state: the latest deployment and every
- * container, as /ws/client/v1 pushes them (live-environment.ts). Stop and destroy ask first;
+ * container with the server it runs on, as /ws/client/v1 pushes them (live-environment.ts,
+ * live-servers.ts). Stop and destroy ask first; a planner refusal shows the planner's message;
  * members of the organization, who may not deploy, see the live state only.
  */
 import { useState } from 'preact/hooks';
@@ -9,8 +10,9 @@ import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { deployApi } from '../deploy-api.ts';
 import { FormAlert, type FormProblem } from '../forms.tsx';
 import { useLiveEnvironment } from '../live-environment.ts';
+import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
-import { PlacementRequired } from './deploy-preview.tsx';
+import { PLACEMENT_REFUSALS, PlacementRefused, PlacementRequired } from './deploy-preview.tsx';
 
 const CONNECTION_TEXT = {
   connecting: 'Connecting to live updates…',
@@ -29,10 +31,13 @@ interface DeployControlsProps {
 
 export function DeployControls({ environmentId, organizationId, onDeployed }: DeployControlsProps) {
   const live = useLiveEnvironment(environmentId);
+  const servers = useLiveServers(organizationId).servers;
+  const serverName = (id: string) => servers?.find((server) => server.id === id)?.name;
   const writable = useCanWrite(organizationId);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [placementMissing, setPlacementMissing] = useState(false);
+  const [refused, setRefused] = useState<ApiError | null>(null);
   const [warnings, setWarnings] = useState<string[]>([]);
   const [confirming, setConfirming] = useState<'stop' | 'destroy' | null>(null);
   const latest = live.deployments[0];
@@ -42,12 +47,14 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
     setBusy(true);
     setProblem(null);
     setPlacementMissing(false);
+    setRefused(null);
     try {
       const deployed = await deployApi.environments.deploy(environmentId);
       setWarnings(deployed.warnings);
       onDeployed();
     } catch (error) {
       if (error instanceof ApiError && error.code === 'server_placement_required') setPlacementMissing(true);
+      else if (error instanceof ApiError && PLACEMENT_REFUSALS.has(error.code)) setRefused(error);
       else setProblem(error instanceof ApiError ? { message: error.message, requestId: error.requestId } : { message: String(error) });
     } finally {
       setBusy(false);
@@ -73,6 +80,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
         <ReadOnlyNote action="deploy, stop or destroy this environment" />
       )}
       {placementMissing && <PlacementRequired organizationId={organizationId} />}
+      {refused && <PlacementRefused error={refused} />}
       <FormAlert problem={problem} />
       {warnings.length > 0 && (
         <div class="notice" role="status">
@@ -109,6 +117,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
               <tr>
                 <th scope="col">Service</th>
                 <th scope="col">Container</th>
+                <th scope="col">Server</th>
                 <th scope="col">Status</th>
                 <th scope="col">Docker id</th>
               </tr>
@@ -120,6 +129,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
                   <td>
                     <code>{container.containerName}</code>
                   </td>
+                  <td>{serverName(container.serverId) ?? <span class="muted">{container.serverId.slice(0, 8)}…</span>}</td>
                   <td>
                     <span class={`status status-${container.status}`}>{container.status}</span>
                   </td>
@@ -132,7 +142,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
       )}
       {confirming === 'stop' && (
         <ConfirmDialog title="Stop this environment?" confirmLabel="Stop" onClose={() => setConfirming(null)} onConfirm={() => deployApi.environments.stop(environmentId).then(() => {})}>
-          <p>Every container of this environment stops on its server. Volumes and data are kept; deploy again to start them.</p>
+          <p>Every container of this environment stops, on every server it runs on. Volumes and data are kept; deploy again to start them.</p>
         </ConfirmDialog>
       )}
       {confirming === 'destroy' && (
@@ -143,7 +153,7 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
           onConfirm={() => deployApi.environments.destroy(environmentId).then(() => {})}
         >
           <p>
-            The containers <strong>and their volumes</strong> are removed from the server. Data in those volumes is lost. The environment and its settings stay.
+            The containers <strong>and their volumes</strong> are removed from every server the environment runs on. Data in those volumes is lost. The environment and its settings stay.
           </p>
         </ConfirmDialog>
       )}

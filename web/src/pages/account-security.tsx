@@ -26,7 +26,7 @@ function SignInAgain() {
     // Onwards even if the sign-out fails: signing in issues a new session anyway.
     await api.auth.signOut().catch(() => undefined);
     window.dispatchEvent(new Event(SESSION_ENDED_EVENT));
-    navigate('/sign-in');
+    navigate('/sign-in', { discardUnsaved: true });
   };
   return (
     <div class="alert" role="alert">
@@ -201,9 +201,10 @@ export function PasskeysSection() {
 }
 
 function PasskeyRow({ passkey, onChanged }: { passkey: Passkey; onChanged: () => void }) {
-  const rename = useForm(['name']);
+  const rename = useForm(['name'], {}, { name: passkey.name });
   const remove = useForm([]);
-  const save = rename.onSubmit(async (values) => {
+  const save = rename.onSubmit(async (values, edited) => {
+    if (!('name' in edited)) return;
     await accountApi.renamePasskey(passkey.id, values.name!);
     onChanged();
   });

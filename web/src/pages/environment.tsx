@@ -64,7 +64,7 @@ export function EnvironmentPage({ id }: { id: string }) {
           organizationId={project.data.organizationId}
           label="Server pin"
           emptyLabel="No pin: use the project's default server"
-          hint="Where this environment deploys. Without a pin, the project's default server is used."
+          hint="The anchor of this environment's deploys: services without deploy.replicas or deploy.placement run here; those with them may also run on the organization's other connected servers. Without a pin, the project's default server is the anchor."
           value={environment.serverId}
           onSave={async (serverId) => {
             await deployApi.environments.pin(id, serverId);

@@ -7,11 +7,11 @@
 import { useState } from 'preact/hooks';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { ListView, useList } from '../data.tsx';
-import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { databasesOf, type ManagedCluster, onListField, type Principal, principalApi, type WrittenPrincipal } from '../principals-api.ts';
 import { useCanWrite } from '../role.tsx';
 import { GeneratedPassword } from './principals.tsx';
-import { explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
+import { chosenDatabases, DatabaseChoice, explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
 
 const USER_FIELDS = ['username', 'databaseChoice', 'password', 'generatePassword'] as const;
 
@@ -97,9 +97,8 @@ export function DatabaseUsers({ cluster }: { cluster: ManagedCluster }) {
 function CreateDatabaseUser({ cluster, onCreated }: { cluster: ManagedCluster; onCreated: (user: WrittenPrincipal) => void }) {
   const form = useForm(USER_FIELDS);
   const [generate, setGenerate] = useState(false);
-  const databases = databasesOf(cluster);
   const create = form.onSubmit(async (values) => {
-    const chosen = [...(form.formRef.current?.querySelectorAll<HTMLInputElement>('input[name="databases"]:checked') ?? [])].map((box) => box.value);
+    const chosen = chosenDatabases(form.formRef);
     try {
       const created = await principalApi.createDatabaseUser(cluster, { username: values.username ?? '', metadata: { databases: chosen }, ...passwordChange(values, generate) });
       form.formRef.current?.reset();
@@ -109,24 +108,10 @@ function CreateDatabaseUser({ cluster, onCreated }: { cluster: ManagedCluster; o
       onListField(error, 'metadata.databases', 'databaseChoice', chosen);
     }
   });
-  const choice = form.fieldProps('databaseChoice');
   return (
     <form ref={form.formRef} onSubmit={create} noValidate class="stack" aria-label={`Add a database user to ${cluster.name}`}>
       <Field {...form.fieldProps('username')} label="Username" hint="Letters, digits, _ and -, starting with a letter or _." required spellcheck={false} autoComplete="off" />
-      {databases.length > 0 && (
-        // Named and focusable, so an error about the chosen databases lands here (see useForm).
-        <fieldset name={choice.name} tabIndex={-1} aria-describedby={choice.error ? `${choice.id}-error` : undefined}>
-          <legend>Databases it is meant for (optional)</legend>
-          {databases.map((name) => (
-            <CheckField key={name} id={`${choice.id}-${name}`} name="databases" value={name} label={name} />
-          ))}
-          {choice.error && (
-            <p class="field-error" id={`${choice.id}-error`}>
-              {choice.error}
-            </p>
-          )}
-        </fieldset>
-      )}
+      <DatabaseChoice field={form.fieldProps('databaseChoice')} databases={databasesOf(cluster)} />
       <PasswordFields fieldProps={form.fieldProps} generate={generate} onGenerate={setGenerate} replacing={false} />
       <FormAlert problem={form.problem} />
       <SubmitButton busy={form.busy} busyLabel="Adding…">

@@ -5,11 +5,12 @@
  * (managed-users.tsx). Members of the organization see them without the controls that change them.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, ApiError } from '../api.ts';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SelectField, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
+import { isUnchanged } from '../changes.ts';
+import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
 import { type ClusterFields, databasesOf, ENGINES, type Engine, type ManagedCluster, managedApi, namesIn, onListField, optionalInteger } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
@@ -116,32 +117,54 @@ function ClusterSection({ cluster, onChanged }: { cluster: ManagedCluster; onCha
   );
 }
 
-/** Adds a cluster, or changes `cluster` (its engine is fixed, and a set host or port cannot be cleared). */
+/** What a cluster's inputs show of it. */
+const shownOf = (cluster: ManagedCluster) => ({
+  name: cluster.name,
+  version: cluster.version ?? '',
+  host: cluster.host ?? '',
+  port: cluster.port?.toString() ?? '',
+  databases: databasesOf(cluster).join(' '),
+});
+
+/** The API keeps a cluster's address once set (bindings depend on it): it can change, not go. */
+function keptAddressPart(text: string | undefined, field: 'host' | 'port'): string {
+  const trimmed = text?.trim() ?? '';
+  if (trimmed === '') throw new ApiError(422, 'validation_failed', `a set ${field} cannot be removed: type the new one`, field);
+  return trimmed;
+}
+
+/** Adds a cluster, or changes `cluster` (only the fields edited; its engine is fixed). */
 function ClusterForm({ organizationId, cluster, onSaved, onCancel }: { organizationId: string; cluster?: ManagedCluster; onSaved: () => void; onCancel?: () => void }) {
-  const form = useForm(CLUSTER_FIELDS);
+  const form = useForm(CLUSTER_FIELDS, {}, cluster ? shownOf(cluster) : {});
   const label = cluster ? cluster.name : 'new managed database';
-  useFieldDefaults(
-    form.formRef,
-    { name: cluster?.name, version: cluster?.version ?? undefined, host: cluster?.host ?? undefined, port: cluster?.port?.toString(), databases: cluster && databasesOf(cluster).join(' ') },
-    cluster?.updatedAt ?? '',
-  );
-  const save = form.onSubmit(async (values) => {
+  const save = form.onSubmit(async (values, edited) => {
     const databases = namesIn(values.databases);
-    const port = optionalInteger(values.port, 'port');
-    const fields: ClusterFields = {
-      name: values.name ?? '',
-      version: values.version?.trim() || null,
-      ...(values.host?.trim() ? { host: values.host.trim() } : {}),
-      ...(port === undefined ? {} : { port }),
-      options: { databases },
-    };
     try {
-      if (cluster) await managedApi.update(cluster.id, fields);
-      else await managedApi.create({ organizationId, engine: values.engine as Engine, ...fields });
+      if (cluster) {
+        const changes: Partial<ClusterFields> = {
+          ...('name' in edited ? { name: values.name ?? '' } : {}),
+          ...('version' in edited ? { version: values.version?.trim() || null } : {}),
+          ...('host' in edited ? { host: keptAddressPart(values.host, 'host') } : {}),
+          ...('port' in edited ? { port: optionalInteger(keptAddressPart(values.port, 'port'), 'port') } : {}),
+          ...('databases' in edited ? { options: { databases } } : {}),
+        };
+        if (!isUnchanged(changes)) await managedApi.update(cluster.id, changes);
+      } else {
+        const port = optionalInteger(values.port, 'port');
+        await managedApi.create({
+          organizationId,
+          engine: values.engine as Engine,
+          name: values.name ?? '',
+          version: values.version?.trim() || null,
+          ...(values.host?.trim() ? { host: values.host.trim() } : {}),
+          ...(port === undefined ? {} : { port }),
+          options: { databases },
+        });
+        form.formRef.current?.reset();
+      }
     } catch (error) {
       onListField(error, 'options.databases', 'databases', databases);
     }
-    if (!cluster) form.formRef.current?.reset();
     onSaved();
   });
   return (

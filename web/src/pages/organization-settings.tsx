@@ -7,8 +7,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { LoadFailed, Loading, useResource } from '../data.tsx';
-import { CheckField, Field, FormAlert, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
-import { announceOrganizationsChanged, hasRole, organizationApi, type OrganizationSettings, type Role } from '../organization-api.ts';
+import { changedEntries, isUnchanged } from '../changes.ts';
+import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { announceOrganizationsChanged, hasRole, organizationApi, type OrganizationChanges, type OrganizationSettings, type Role } from '../organization-api.ts';
 import { useOrganizationRole, useSession } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
@@ -51,23 +52,24 @@ interface SettingsProps {
 
 const GENERAL_FIELDS = ['name', 'defaultEnvironmentName', 'isRandomizeUsernames'] as const;
 
+/** After a save: what the status line says (nothing is sent when no field changed). */
+type SaveOutcome = 'saved' | 'unchanged' | null;
+
 function GeneralSettings({ organization, canEdit, onSaved }: SettingsProps) {
-  const form = useForm(GENERAL_FIELDS);
+  const form = useForm(GENERAL_FIELDS, {}, { name: organization.name, defaultEnvironmentName: organization.defaultEnvironmentName });
   const [randomize, setRandomize] = useState(organization.isRandomizeUsernames);
-  const [done, setDone] = useState(false);
-  useFieldDefaults(form.formRef, { name: organization.name, defaultEnvironmentName: organization.defaultEnvironmentName }, `${organization.name}\n${organization.defaultEnvironmentName}`);
+  const [outcome, setOutcome] = useState<SaveOutcome>(null);
   useEffect(() => setRandomize(organization.isRandomizeUsernames), [organization]);
 
-  const save = form.onSubmit(async (values) => {
-    setDone(false);
-    onSaved(
-      await organizationApi.update(organization.id, {
-        name: values.name ?? '',
-        defaultEnvironmentName: values.defaultEnvironmentName ?? '',
-        isRandomizeUsernames: randomize,
-      }),
-    );
-    setDone(true);
+  const save = form.onSubmit(async (values, edited) => {
+    setOutcome(null);
+    const changes: OrganizationChanges = {
+      ...('name' in edited ? { name: values.name ?? '' } : {}),
+      ...('defaultEnvironmentName' in edited ? { defaultEnvironmentName: values.defaultEnvironmentName ?? '' } : {}),
+      ...changedEntries({ isRandomizeUsernames: randomize }, organization),
+    };
+    if (!isUnchanged(changes)) onSaved(await organizationApi.update(organization.id, changes));
+    setOutcome(isUnchanged(changes) ? 'unchanged' : 'saved');
   });
   return (
     <section aria-labelledby="general-heading">
@@ -95,11 +97,7 @@ function GeneralSettings({ organization, canEdit, onSaved }: SettingsProps) {
             onChange={setRandomize}
           />
           <FormAlert problem={form.problem} />
-          {done && (
-            <p class="notice" role="status">
-              Settings saved.
-            </p>
-          )}
+          <SaveStatus outcome={outcome} saved="Settings saved." />
           {canEdit && (
             <SubmitButton busy={form.busy} busyLabel="Saving…">
               Save settings
@@ -117,16 +115,17 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
   const form = useForm(ACCESS_FIELDS);
   const [hostAccess, setHostAccess] = useState(organization.isHostAccessAllowed);
   const [deployHooks, setDeployHooks] = useState(organization.isDeployHooksEnabled);
-  const [done, setDone] = useState(false);
+  const [outcome, setOutcome] = useState<SaveOutcome>(null);
   useEffect(() => {
     setHostAccess(organization.isHostAccessAllowed);
     setDeployHooks(organization.isDeployHooksEnabled);
   }, [organization]);
 
   const save = form.onSubmit(async () => {
-    setDone(false);
-    onSaved(await organizationApi.update(organization.id, { isHostAccessAllowed: hostAccess, isDeployHooksEnabled: deployHooks }));
-    setDone(true);
+    setOutcome(null);
+    const changes = changedEntries({ isHostAccessAllowed: hostAccess, isDeployHooksEnabled: deployHooks }, organization);
+    if (!isUnchanged(changes)) onSaved(await organizationApi.update(organization.id, changes));
+    setOutcome(isUnchanged(changes) ? 'unchanged' : 'saved');
   });
   return (
     <section aria-labelledby="server-access-heading">
@@ -140,7 +139,7 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
           <CheckField
             {...form.fieldProps('isHostAccessAllowed')}
             label="Allow host access in Compose files"
-            hint="privileged, pid/ipc/userns host modes, host paths and the Docker socket."
+            hint="Root on the servers: privileged mode, host paths and networks, devices, extra capabilities, the Docker socket (see docs/SECURITY.md)."
             checked={hostAccess}
             onChange={setHostAccess}
           />
@@ -152,11 +151,7 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
             onChange={setDeployHooks}
           />
           <FormAlert problem={form.problem} />
-          {done && (
-            <p class="notice" role="status">
-              Server access saved.
-            </p>
-          )}
+          <SaveStatus outcome={outcome} saved="Server access saved." />
           {canEdit && (
             <SubmitButton busy={form.busy} busyLabel="Saving…">
               Save server access
@@ -165,5 +160,14 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
         </fieldset>
       </form>
     </section>
+  );
+}
+
+function SaveStatus({ outcome, saved }: { outcome: SaveOutcome; saved: string }) {
+  if (!outcome) return null;
+  return (
+    <p class="notice" role="status">
+      {outcome === 'saved' ? saved : 'Nothing changed: there was nothing to save.'}
+    </p>
   );
 }

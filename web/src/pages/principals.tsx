@@ -1,9 +1,9 @@
 /**
  * The principals of an organization: host accounts (system principals services run as) and
  * database users of its managed clusters, listed with their applied login and scope. Host
- * accounts are created here; any principal can be edited (shell and ids of a host account, and
- * the write-only password, which is never shown) and deleted after a confirmation. Members of
- * the organization see the list only.
+ * accounts are created here; any principal can be edited (shell and ids of a host account, the
+ * databases of a database user, and the write-only password, which is never shown) and deleted
+ * after a confirmation. Members of the organization see the list only.
  */
 import { useState } from 'preact/hooks';
 import { RowActions } from '../row-actions.tsx';
@@ -11,16 +11,19 @@ import { api } from '../api.ts';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SelectField, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
-import { managedApi, optionalInteger, type Principal, principalApi, SHELLS, type Shell, SYSTEM_USERNAME_MAX, type WrittenPrincipal } from '../principals-api.ts';
+import { isUnchanged, sameValue } from '../changes.ts';
+import { Field, type FieldBinding, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
+import { databasesOf, managedApi, onListField, optionalInteger, type Principal, principalApi, SHELLS, type Shell, SYSTEM_USERNAME_MAX, type WrittenPrincipal } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { ShownOnce } from './account-security.tsx';
 import { Breadcrumbs } from './browse.tsx';
-import { explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
+import { chosenDatabases, DatabaseChoice, explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
 
-const SHELL_CHOICES = SHELLS.map((shell) => ({ value: shell, label: shell === '/usr/sbin/nologin' ? `${shell} (no interactive login)` : shell }));
+const DEFAULT_SHELL: Shell = '/usr/sbin/nologin';
+const SHELL_CHOICES = SHELLS.map((shell) => ({ value: shell, label: shell === DEFAULT_SHELL ? `${shell} (no interactive login)` : shell }));
 const HOST_ACCOUNT_FIELDS = ['username', 'shell', 'uid', 'gid', 'password', 'generatePassword'] as const;
+const PRINCIPAL_FIELDS = [...HOST_ACCOUNT_FIELDS, 'databaseChoice'] as const;
 
 const kindLabel = (principal: Principal) => (principal.kind === 'system' ? 'Host account' : 'Database user');
 
@@ -158,10 +161,10 @@ function hostOptions(values: Record<string, string>) {
   return { shell: values.shell as Shell, ...(uid === undefined ? {} : { uid }), ...(gid === undefined ? {} : { gid }) };
 }
 
-function HostAccountFields({ fieldProps, shell }: { fieldProps: (name: string) => { id: string; name: string; error?: string }; shell: string }) {
+function HostAccountFields({ fieldProps }: { fieldProps: (name: string) => FieldBinding }) {
   return (
     <>
-      <SelectField {...fieldProps('shell')} label="Login shell" choices={SHELL_CHOICES} selected={shell} />
+      <SelectField {...fieldProps('shell')} label="Login shell" choices={SHELL_CHOICES} />
       <div class="grid-2">
         <Field {...fieldProps('uid')} label="User id (optional)" hint="1000 to 60000; when empty, the server picks one." inputMode="numeric" autoComplete="off" />
         <Field {...fieldProps('gid')} label="Group id (optional)" hint="1000 to 60000; when empty, the server picks one." inputMode="numeric" autoComplete="off" />
@@ -191,7 +194,7 @@ function CreateHostAccount({ organizationId, onCreated }: { organizationId: stri
           spellcheck={false}
           autoComplete="off"
         />
-        <HostAccountFields fieldProps={form.fieldProps} shell="/usr/sbin/nologin" />
+        <HostAccountFields fieldProps={form.fieldProps} />
         <PasswordFields fieldProps={form.fieldProps} generate={generate} onGenerate={setGenerate} replacing={false} />
         <FormAlert problem={form.problem} />
         <SubmitButton busy={form.busy} busyLabel="Creating…">
@@ -202,14 +205,35 @@ function CreateHostAccount({ organizationId, onCreated }: { organizationId: stri
   );
 }
 
+/**
+ * Shell and ids of a host account, the databases a database user is meant for, and any
+ * principal's write-only password; sends only what changed.
+ */
 function EditPrincipalForm({ principal, onSaved, onCancel }: { principal: Principal; onSaved: (principal: WrittenPrincipal) => void; onCancel: () => void }) {
-  const form = useForm(HOST_ACCOUNT_FIELDS, { paths: { 'options.shell': 'shell' } });
-  const [generate, setGenerate] = useState(false);
   const isHostAccount = principal.kind === 'system';
-  useFieldDefaults(form.formRef, { uid: principal.options?.uid?.toString(), gid: principal.options?.gid?.toString() }, principal.updatedAt);
-  const save = form.onSubmit(async (values) => {
-    const changes = { ...(isHostAccount ? { options: hostOptions(values) } : {}), ...passwordChange(values, generate) };
-    onSaved(await principalApi.update(principal.id, changes));
+  const options = principal.options ?? {};
+  const shown: Record<string, string> = isHostAccount ? { shell: options.shell ?? DEFAULT_SHELL, uid: options.uid?.toString() ?? '', gid: options.gid?.toString() ?? '' } : {};
+  const form = useForm(PRINCIPAL_FIELDS, { paths: { 'options.shell': 'shell' } }, shown);
+  const [generate, setGenerate] = useState(false);
+  const managedId = principal.managedId;
+  const cluster = useResource(`managed-cluster:${managedId ?? ''}`, () => (managedId ? managedApi.get(managedId) : Promise.resolve(null)));
+  const storedDatabases = principal.metadata?.databases ?? [];
+  const save = form.onSubmit(async (values, edited) => {
+    // The form shows every key of a host account's options, so a change sends the whole object.
+    const optionsChanged = ['shell', 'uid', 'gid'].some((name) => name in edited);
+    const databases = cluster.data ? chosenDatabases(form.formRef) : storedDatabases;
+    const databasesChanged = !sameValue([...databases].sort(), [...storedDatabases].sort());
+    const changes = {
+      ...(optionsChanged ? { options: hostOptions(values) } : {}),
+      ...(databasesChanged ? { metadata: { databases } } : {}),
+      ...passwordChange(values, generate),
+    };
+    if (isUnchanged(changes)) return onCancel();
+    try {
+      onSaved(await principalApi.update(principal.id, changes));
+    } catch (error) {
+      onListField(error, 'metadata.databases', 'databaseChoice', databases);
+    }
   });
   const heading = `Edit ${principal.username}`;
   return (
@@ -219,7 +243,8 @@ function EditPrincipalForm({ principal, onSaved, onCancel }: { principal: Princi
         <p class="muted">
           {kindLabel(principal)} <code>{principal.appliedUsername}</code>: the username is fixed once created.
         </p>
-        {isHostAccount && <HostAccountFields fieldProps={form.fieldProps} shell={principal.options?.shell ?? '/usr/sbin/nologin'} />}
+        {isHostAccount && <HostAccountFields fieldProps={form.fieldProps} />}
+        {cluster.data && <DatabaseChoice field={form.fieldProps('databaseChoice')} databases={databasesOf(cluster.data)} chosen={storedDatabases} />}
         <PasswordFields fieldProps={form.fieldProps} generate={generate} onGenerate={setGenerate} replacing />
         <FormAlert problem={form.problem} />
         <div class="row">

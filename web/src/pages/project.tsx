@@ -62,7 +62,7 @@ export function ProjectPage({ id }: { id: string }) {
           organizationId={project.organizationId}
           label="Default server"
           emptyLabel="No default server"
-          hint="Environments without a server pin deploy here."
+          hint="The anchor of environments without a server pin: their services without deploy.replicas or deploy.placement run here."
           value={typeof project.options?.defaultServerId === 'string' ? project.options.defaultServerId : null}
           onSave={async (serverId) => void (await deployApi.projects.setDefaultServer(project, serverId))}
         />

@@ -1,7 +1,8 @@
 /**
  * The servers of an organization: connected or not and when last seen, updated live over
  * /ws/client/v1 (live-servers.ts; until the first snapshot, and if the socket is refused, the
- * GET /servers list is shown), their tags (with a tag filter), rename, delete (a 409
+ * GET /servers list is shown), their labels (what placement constraints match; admins edit
+ * them) and tags (with a tag filter), rename, delete (a 409
  * has_dependents is explained), and "Add server": a join token whose exact `panel daemon join`
  * command is shown once, with a copy button. Members of the organization see the servers without
  * the controls that change them.
@@ -18,6 +19,7 @@ import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
+import { LabelChips, LabelsForm } from './server-labels.tsx';
 import { TagPicker, useTagFilter } from './tags.tsx';
 
 const CONNECTION_TEXT = {
@@ -74,14 +76,14 @@ function LastSeen({ server, now }: { server: Server; now: number }) {
 }
 
 function RenameForm({ server, onDone }: { server: Server; onDone: () => void }) {
-  const form = useForm(['name']);
-  const submit = form.onSubmit(async (values) => {
-    await deployApi.servers.rename(server.id, values.name ?? '');
+  const form = useForm(['name'], {}, { name: server.name });
+  const submit = form.onSubmit(async (values, edited) => {
+    if ('name' in edited) await deployApi.servers.rename(server.id, values.name ?? '');
     onDone();
   });
   return (
     <form ref={form.formRef} onSubmit={submit} class="inline-form" aria-label={`Rename ${server.name}`}>
-      <Field {...form.fieldProps('name')} label={`New name for ${server.name}`} required autoFocus autoComplete="off" />
+      <Field {...form.fieldProps('name')} label={`Name of ${server.name}`} required autoFocus autoComplete="off" />
       <FormAlert problem={form.problem} />
       <div class="row">
         <SubmitButton busy={form.busy} busyLabel="Renaming…">
@@ -143,7 +145,11 @@ interface TableProps {
 }
 
 function ServerTable({ servers, organizationId, writable, onChanged, onDelete }: TableProps & { servers: Server[] }) {
-  const [renaming, setRenaming] = useState<string | null>(null);
+  const [editing, setEditing] = useState<{ id: string; what: 'name' | 'labels' } | null>(null);
+  const done = () => {
+    setEditing(null);
+    onChanged?.();
+  };
   const now = useNow(30_000);
   return (
     <div class="table-scroll">
@@ -154,6 +160,7 @@ function ServerTable({ servers, organizationId, writable, onChanged, onDelete }:
             <th scope="col">Status</th>
             <th scope="col">Last seen</th>
             <th scope="col">Host</th>
+            <th scope="col">Labels</th>
             <th scope="col">Tags</th>
             {writable && <th scope="col">Actions</th>}
           </tr>
@@ -173,20 +180,26 @@ function ServerTable({ servers, organizationId, writable, onChanged, onDelete }:
               </td>
               <td>{server.hostname ?? <span class="muted">unknown</span>}</td>
               <td>
+                <LabelChips labels={server.labels} />
+              </td>
+              <td>
                 <TagPicker taggable="servers" id={server.id} organizationId={organizationId} />
               </td>
               {writable && (
                 <td>
-                  {renaming === server.id ? (
-                    <RenameForm
-                      server={server}
-                      onDone={() => {
-                        setRenaming(null);
-                        onChanged?.();
-                      }}
-                    />
+                  {editing?.id === server.id ? (
+                    editing.what === 'name' ? (
+                      <RenameForm server={server} onDone={done} />
+                    ) : (
+                      <LabelsForm server={server} onDone={done} />
+                    )
                   ) : (
-                    <RowActions name={server.name} edit="Rename" onEdit={() => setRenaming(server.id)} onRemove={() => onDelete(server)} />
+                    <div class="row compact">
+                      <button type="button" onClick={() => setEditing({ id: server.id, what: 'labels' })} aria-label={`Edit labels of ${server.name}`}>
+                        Labels
+                      </button>
+                      <RowActions name={server.name} edit="Rename" onEdit={() => setEditing({ id: server.id, what: 'name' })} onRemove={() => onDelete(server)} />
+                    </div>
                   )}
                 </td>
               )}
@@ -247,7 +260,7 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
           {(items) => <FilteredServers servers={items} {...table} />}
         </ListView>
       )}
-      {writable ? <AddServer organizationId={organizationId} /> : <ReadOnlyNote action="add, rename or delete servers" />}
+      {writable ? <AddServer organizationId={organizationId} /> : <ReadOnlyNote action="add, rename, label or delete servers" />}
       {deleting && (
         <ConfirmDialog
           title={`Delete server ${deleting.name}?`}

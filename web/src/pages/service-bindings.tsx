@@ -10,8 +10,9 @@ import { useState } from 'preact/hooks';
 import { RowActions } from '../row-actions.tsx';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { CheckField, Field, FormAlert, SelectField, SubmitButton, useFieldDefaults, useForm } from '../forms.tsx';
-import { allPages, type Binding, bindingApi, databasesOf, type Engine, type ManagedCluster, managedApi, type Principal, principalApi } from '../principals-api.ts';
+import { changedEntries, isUnchanged } from '../changes.ts';
+import { CheckField, Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
+import { allPages, type Binding, bindingApi, type BindingSettings, databasesOf, type Engine, type ManagedCluster, managedApi, type Principal, principalApi } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link } from '../router.tsx';
 import { explainRefusal } from './principal-fields.tsx';
@@ -150,16 +151,24 @@ export function DatabaseBindingsSection({ serviceId, organizationId, onChanged }
 
 /** Binds a user (no `binding`) or changes `binding`: the database, the key prefix, the engine keys. */
 function BindingForm({ serviceId, binding, bindable, emitsByDefault, onSaved, onCancel }: { serviceId: string; binding?: Binding; bindable: Bindable; emitsByDefault: boolean; onSaved: () => void; onCancel?: () => void }) {
-  const form = useForm(binding ? SETTING_FIELDS : CREATE_FIELDS);
+  const form = useForm(binding ? SETTING_FIELDS : CREATE_FIELDS, {}, binding ? { databaseName: binding.databaseName, keyPrefix: binding.keyPrefix } : { keyPrefix: DEFAULT_KEY_PREFIX });
   const [principalId, setPrincipalId] = useState(binding?.principalId ?? bindable.users[0]?.id ?? '');
   const user = bindable.users.find((candidate) => candidate.id === principalId);
   const cluster = clusterOf(bindable, user);
   const databases = cluster ? databasesOf(cluster) : [];
-  useFieldDefaults(form.formRef, { keyPrefix: binding?.keyPrefix ?? DEFAULT_KEY_PREFIX }, binding?.updatedAt ?? '');
-  const save = form.onSubmit(async (values) => {
-    const settings = { databaseName: values.databaseName ?? '', keyPrefix: values.keyPrefix?.trim() || undefined, emitEngineDefaults: values.emitEngineDefaults !== undefined };
-    if (binding) await bindingApi.update(binding.id, settings);
-    else await bindingApi.create({ principalId, serviceId, ...settings });
+  const save = form.onSubmit(async (values, edited) => {
+    const emitEngineDefaults = values.emitEngineDefaults !== undefined;
+    if (!binding) {
+      await bindingApi.create({ principalId, serviceId, databaseName: values.databaseName ?? '', keyPrefix: values.keyPrefix?.trim() || undefined, emitEngineDefaults });
+      return onSaved();
+    }
+    const changes: BindingSettings = {
+      ...('databaseName' in edited ? { databaseName: values.databaseName ?? '' } : {}),
+      ...('keyPrefix' in edited ? { keyPrefix: values.keyPrefix?.trim() ?? '' } : {}),
+      ...changedEntries({ emitEngineDefaults }, binding),
+    };
+    if (isUnchanged(changes)) return onCancel?.();
+    await bindingApi.update(binding.id, changes);
     onSaved();
   });
   const heading = binding ? `Edit the ${binding.keyPrefix} binding` : 'Bind a database user';
@@ -177,7 +186,7 @@ function BindingForm({ serviceId, binding, bindable, emitsByDefault, onSaved, on
       )}
       {databases.length > 0 ? (
         // Keyed by the user: another cluster offers other databases, and the choice starts over.
-        <SelectField key={principalId} {...form.fieldProps('databaseName')} label="Database" choices={databases.map((name) => ({ value: name, label: name }))} selected={binding?.databaseName} />
+        <SelectField key={principalId} {...form.fieldProps('databaseName')} label="Database" choices={databases.map((name) => ({ value: name, label: name }))} />
       ) : (
         <p class="notice">
           {cluster ? `${cluster.name} lists no databases yet: add them on the Managed databases page.` : 'The database user’s cluster is not available.'}

@@ -5,13 +5,14 @@
  * bindings, and its variables (the binding-owned ones read-only). Members of the organization see
  * all of it without the controls that change it.
  */
-import type { RefObject } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { hostingApi, type Hosting, type HostingOptions } from '../account-api.ts';
 import { api } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { isUnchanged, withEntries } from '../changes.ts';
+import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
+import { namesIn, optionalInteger } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { deployApi } from '../deploy-api.ts';
@@ -74,37 +75,64 @@ export function ServicePage({ id }: { id: string }) {
   );
 }
 
-const HOSTING_FIELDS = ['name', 'hostnames', 'pathPrefix', 'targetPort', 'protocol'] as const;
+const HOSTING_FIELDS = ['name', 'description', 'hostnames', 'pathPrefix', 'targetPort', 'protocol'] as const;
 const PROTOCOLS = [
   ['http', 'HTTP'],
   ['tcp', 'TCP'],
   ['udp', 'UDP'],
 ] as const;
+const PROTOCOL_CHOICES = PROTOCOLS.map(([value, label]) => ({ value, label }));
 
-function optionsFrom(values: Record<string, string>): HostingOptions {
-  const hostnames = values.hostnames!.split(/[\s,]+/).filter(Boolean);
+const protocolOf = (hosting: Hosting) => hosting.options?.protocol ?? hosting.protocol ?? 'http';
+
+/** What a hosting's inputs show of it. */
+const shownOf = (hosting: Hosting) => ({
+  name: hosting.name ?? '',
+  description: hosting.description ?? '',
+  hostnames: hosting.options?.hostnames?.join(' ') ?? '',
+  pathPrefix: hosting.options?.pathPrefix ?? '',
+  targetPort: hosting.options?.targetPort?.toString() ?? '',
+  protocol: protocolOf(hosting),
+});
+
+/** The routing options the form shows, parsed; an empty field is absent (undefined). */
+function routingFrom(values: Record<string, string>): HostingOptions {
+  const hostnames = namesIn(values.hostnames);
   return {
-    ...(hostnames.length ? { hostnames } : {}),
-    ...(values.pathPrefix ? { pathPrefix: values.pathPrefix } : {}),
-    ...(values.targetPort ? { targetPort: Number(values.targetPort) } : {}),
+    hostnames: hostnames.length ? hostnames : undefined,
+    pathPrefix: values.pathPrefix || undefined,
+    targetPort: optionalInteger(values.targetPort, 'targetPort'),
     protocol: values.protocol as HostingOptions['protocol'],
   };
 }
 
+/**
+ * Adds a hosting, or changes `hosting`: only the fields edited, and of its options only the keys
+ * edited (the API replaces the options object, so the keys the form does not show, such as the
+ * bind scope, are sent back as stored).
+ */
 function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosting?: Hosting; onSaved: () => void }) {
-  const form = useForm(HOSTING_FIELDS, { paths: { 'options.hostnames': 'hostnames' } });
+  const form = useForm(HOSTING_FIELDS, { paths: { 'options.hostnames': 'hostnames', 'options.pathPrefix': 'pathPrefix', 'options.targetPort': 'targetPort' } }, hosting ? shownOf(hosting) : {});
   const remove = useForm([]);
+  const [unchanged, setUnchanged] = useState(false);
   const composeOwned = hosting?.metadata?.composeOwned === true;
-  const options = hosting?.options ?? {};
-  useHostingDefaults(form.formRef, hosting);
-  const label = hosting ? (hosting.name ?? options.hostnames?.[0] ?? 'hosting') : 'new hosting';
-  const save = form.onSubmit(async (values) => {
-    const body = { name: values.name || null, options: optionsFrom(values) };
-    if (hosting) await hostingApi.update(hosting.id, body);
-    else {
-      await hostingApi.create({ serviceId, ...body });
+  const label = hosting ? (hosting.name ?? hosting.options?.hostnames?.[0] ?? 'hosting') : 'new hosting';
+  const save = form.onSubmit(async (values, edited) => {
+    setUnchanged(false);
+    const routing = routingFrom(values);
+    if (!hosting) {
+      await hostingApi.create({ serviceId, name: values.name || null, description: values.description?.trim() || null, options: withEntries(null, routing) });
       form.formRef.current?.reset();
+      return onSaved();
     }
+    const editedRouting = Object.fromEntries(Object.entries(routing).filter(([key]) => key in edited));
+    const changes = {
+      ...('name' in edited ? { name: values.name || null } : {}),
+      ...('description' in edited ? { description: values.description?.trim() || null } : {}),
+      ...(isUnchanged(editedRouting) ? {} : { options: withEntries(hosting.options, editedRouting) }),
+    };
+    if (isUnchanged(changes)) return setUnchanged(true);
+    await hostingApi.update(hosting.id, changes);
     onSaved();
   });
   const drop = remove.onSubmit(async () => {
@@ -117,25 +145,21 @@ function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosti
         {composeOwned && <span class="badge">From Compose</span>}
         <div class="grid-2">
           <Field {...form.fieldProps('name')} label={`Name of ${label}`} />
+          <Field {...form.fieldProps('description')} label={`Description of ${label}`} />
           <Field {...form.fieldProps('hostnames')} label={`Hostnames of ${label}`} hint="Separated by spaces or commas." spellcheck={false} />
           <Field {...form.fieldProps('pathPrefix')} label={`Path prefix of ${label}`} hint="Starts with /." spellcheck={false} />
           <Field {...form.fieldProps('targetPort')} label={`Target port of ${label}`} inputMode="numeric" />
-        </div>
-        <div class="field">
-          <label for={`${form.fieldProps('protocol').id}`}>Protocol of {label}</label>
-          {/* A select has no defaultValue: the saved protocol is the option marked selected. */}
-          <select id={form.fieldProps('protocol').id} name="protocol">
-            {PROTOCOLS.map(([value, text]) => (
-              <option key={value} value={value} selected={value === (options.protocol ?? hosting?.protocol ?? 'http')}>
-                {text}
-              </option>
-            ))}
-          </select>
+          <SelectField {...form.fieldProps('protocol')} label={`Protocol of ${label}`} choices={PROTOCOL_CHOICES} />
         </div>
         <FormAlert problem={form.problem} />
-        <SubmitButton busy={form.busy} busyLabel="Saving…">
-          {hosting ? `Save ${label}` : 'Add hosting'}
-        </SubmitButton>
+        <div class="row">
+          <SubmitButton busy={form.busy} busyLabel="Saving…">
+            {hosting ? `Save ${label}` : 'Add hosting'}
+          </SubmitButton>
+          <span role="status" class="muted">
+            {unchanged && !form.busy ? 'Nothing changed.' : ''}
+          </span>
+        </div>
       </form>
       {hosting && (
         <form ref={remove.formRef} onSubmit={drop}>
@@ -158,6 +182,8 @@ function HostingFacts({ hosting }: { hosting: Hosting }) {
       <dl class="facts">
         <dt>Name</dt>
         <dd>{hosting.name ?? <span class="muted">None</span>}</dd>
+        <dt>Description</dt>
+        <dd>{hosting.description ?? <span class="muted">None</span>}</dd>
         <dt>Hostnames</dt>
         <dd>{options.hostnames?.join(' ') || <span class="muted">None</span>}</dd>
         <dt>Path prefix</dt>
@@ -165,25 +191,8 @@ function HostingFacts({ hosting }: { hosting: Hosting }) {
         <dt>Target port</dt>
         <dd>{options.targetPort ?? <span class="muted">Not set</span>}</dd>
         <dt>Protocol</dt>
-        <dd>{PROTOCOLS.find(([value]) => value === (options.protocol ?? hosting.protocol ?? 'http'))?.[1]}</dd>
+        <dd>{PROTOCOLS.find(([value]) => value === protocolOf(hosting))?.[1]}</dd>
       </dl>
     </>
   );
-}
-
-/** Fills an existing hosting's fields (Field has no value prop: the inputs are uncontrolled). */
-function useHostingDefaults(formRef: RefObject<HTMLFormElement | null>, hosting: Hosting | undefined) {
-  useEffect(() => {
-    const form = formRef.current;
-    if (!form || !hosting) return;
-    const options = hosting.options ?? {};
-    const set = (name: string, value: string | undefined) => {
-      const input = form.elements.namedItem(name) as HTMLInputElement | null;
-      if (input && value !== undefined) input.value = value;
-    };
-    set('name', hosting.name ?? undefined);
-    set('hostnames', options.hostnames?.join(' '));
-    set('pathPrefix', options.pathPrefix);
-    set('targetPort', options.targetPort?.toString());
-  }, [hosting?.updatedAt]);
 }

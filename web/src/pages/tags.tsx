@@ -1,5 +1,5 @@
 /**
- * Tags: the organization's tags page (create, rename, recolor, delete) and the pieces other pages
+ * Tags: the organization's tags page (create; edit name, color and description; delete) and the pieces other pages
  * use: a tag list, a picker that replaces an entity's whole tag set (PUT /{taggable}/{id}/tags)
  * and a filter that keeps the items carrying a chosen tag. Members of the organization see the
  * tags without the controls that change them.
@@ -9,16 +9,19 @@ import { type Tag, tagApi, type Taggable } from '../account-api.ts';
 import type { Project } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { isUnchanged } from '../changes.ts';
+import { Field, type FieldBinding, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
+
+const TAG_FIELDS = ['name', 'color', 'description'] as const;
 
 export function OrganizationTagsPage({ id }: { id: string }) {
   usePageTitle('Tags');
   useCurrentOrganization(id);
   const tags = useList(`tags:${id}`, (cursor) => tagApi.list({ organizationId: id, cursor }));
-  const form = useForm(['name', 'color', 'description']);
+  const form = useForm(TAG_FIELDS);
   const writable = useCanWrite(id);
   const create = form.onSubmit(async (values) => {
     await tagApi.create({ organizationId: id, name: values.name!, color: values.color || null, description: values.description || null });
@@ -31,9 +34,7 @@ export function OrganizationTagsPage({ id }: { id: string }) {
       <h1 tabIndex={-1}>Tags</h1>
       {writable ? (
         <form ref={form.formRef} onSubmit={create} noValidate class="card stack" aria-label="Create a tag">
-          <Field {...form.fieldProps('name')} label="Tag name" required />
-          <Field {...form.fieldProps('color')} label="Color (optional)" hint="#rgb or #rrggbb" spellcheck={false} />
-          <Field {...form.fieldProps('description')} label="Description (optional)" />
+          <TagFields fieldProps={form.fieldProps} />
           <FormAlert problem={form.problem} />
           <SubmitButton busy={form.busy} busyLabel="Creating…">
             Create tag
@@ -55,41 +56,80 @@ export function OrganizationTagsPage({ id }: { id: string }) {
   );
 }
 
+/** A tag's name, color and description; labelled after `tag` when it edits one. */
+function TagFields({ fieldProps, tag }: { fieldProps: (name: string) => FieldBinding; tag?: Tag }) {
+  const of = tag ? ` of tag ${tag.name}` : '';
+  return (
+    <>
+      <Field {...fieldProps('name')} label={tag ? `Name${of}` : 'Tag name'} required autoComplete="off" />
+      <Field {...fieldProps('color')} label={`Color${of} (optional)`} hint="#rgb or #rrggbb" spellcheck={false} autoComplete="off" />
+      <Field {...fieldProps('description')} label={`Description${of} (optional)`} autoComplete="off" />
+    </>
+  );
+}
+
 function TagRow({ tag, writable, onChanged }: { tag: Tag; writable: boolean; onChanged: () => void }) {
-  const rename = useForm(['name']);
+  const [editing, setEditing] = useState(false);
   const remove = useForm([]);
-  const save = rename.onSubmit(async (values) => {
-    await tagApi.update(tag.id, { name: values.name! });
-    onChanged();
-  });
   const drop = remove.onSubmit(async () => {
     await tagApi.remove(tag.id);
     onChanged();
   });
-  if (!writable) {
-    return (
-      <li class="row-item">
-        <TagBadge tag={tag} />
-        {tag.description && <span class="muted">{tag.description}</span>}
-      </li>
-    );
-  }
   return (
     <li class="row-item">
       <TagBadge tag={tag} />
-      <form ref={rename.formRef} onSubmit={save} noValidate class="inline-form">
-        <Field {...rename.fieldProps('name')} label={`New name for tag ${tag.name}`} required />
-        <SubmitButton busy={rename.busy} busyLabel="Saving…">
-          Rename
-        </SubmitButton>
-      </form>
-      <form ref={remove.formRef} onSubmit={drop}>
-        <button type="submit" class="danger" aria-label={`Delete tag ${tag.name}`}>
-          Delete
-        </button>
-      </form>
-      <FormAlert problem={rename.problem ?? remove.problem} />
+      {tag.description && <span class="muted">{tag.description}</span>}
+      {writable && !editing && (
+        <form ref={remove.formRef} onSubmit={drop} class="row compact">
+          <button type="button" onClick={() => setEditing(true)} aria-label={`Edit tag ${tag.name}`}>
+            Edit
+          </button>
+          <button type="submit" class="danger" aria-label={`Delete tag ${tag.name}`}>
+            Delete
+          </button>
+        </form>
+      )}
+      <FormAlert problem={remove.problem} />
+      {editing && (
+        <EditTagForm
+          tag={tag}
+          onCancel={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            onChanged();
+          }}
+        />
+      )}
     </li>
+  );
+}
+
+/** Opens with the tag's name, color and description, and sends only the ones changed. */
+function EditTagForm({ tag, onSaved, onCancel }: { tag: Tag; onSaved: () => void; onCancel: () => void }) {
+  const form = useForm(TAG_FIELDS, {}, { name: tag.name, color: tag.color ?? '', description: tag.description ?? '' });
+  const save = form.onSubmit(async (values, edited) => {
+    const changes = {
+      ...('name' in edited ? { name: values.name ?? '' } : {}),
+      ...('color' in edited ? { color: values.color?.trim() || null } : {}),
+      ...('description' in edited ? { description: values.description?.trim() || null } : {}),
+    };
+    if (isUnchanged(changes)) return onCancel();
+    await tagApi.update(tag.id, changes);
+    onSaved();
+  });
+  return (
+    <form ref={form.formRef} onSubmit={save} noValidate class="card stack tag-form" aria-label={`Edit tag ${tag.name}`}>
+      <TagFields fieldProps={form.fieldProps} tag={tag} />
+      <FormAlert problem={form.problem} />
+      <div class="row">
+        <SubmitButton busy={form.busy} busyLabel="Saving…">
+          Save tag
+        </SubmitButton>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 

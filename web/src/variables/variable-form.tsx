@@ -1,10 +1,13 @@
 /**
- * Creating or changing one variable. Secrets are write-only: their value input is a password
- * field that starts empty (left empty on edit, the stored value is kept), and "generate" asks
- * the server for a random value that it answers once. API errors go to the field they name.
+ * Creating or changing one variable. The edit form opens with the stored value, flags and
+ * description and sends only what changed. Secrets are write-only: their value input is a
+ * password field that starts empty (left empty on edit, the stored value is kept), and
+ * "generate" asks the server for a random value that it answers once. API errors go to the
+ * field they name.
  */
 import { useState } from 'preact/hooks';
 import { deployApi, type ScopeQuery, type Variable, type VariableSettings, type WrittenVariable } from '../deploy-api.ts';
+import { changedEntries, isUnchanged } from '../changes.ts';
 import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 
 const FIELDS = ['key', 'value', 'isSecret', 'generate', 'isLiteral', 'forBuild', 'forRuntime', 'description'] as const;
@@ -18,7 +21,8 @@ interface VariableFormProps {
 }
 
 export function VariableForm({ scope, editing, onSaved, onCancel }: VariableFormProps) {
-  const form = useForm(FIELDS);
+  // A secret's value is write-only: its input starts empty, and left empty the stored one is kept.
+  const form = useForm(FIELDS, {}, editing ? { value: editing.value ?? '', description: editing.description ?? '' } : {});
   const [isSecret, setSecret] = useState(editing?.isSecret ?? false);
   const [generate, setGenerate] = useState(false);
   const [isLiteral, setLiteral] = useState(editing?.isLiteral ?? false);
@@ -26,13 +30,23 @@ export function VariableForm({ scope, editing, onSaved, onCancel }: VariableForm
   const [forRuntime, setForRuntime] = useState(editing?.forRuntime ?? true);
   const props = (name: (typeof FIELDS)[number]) => form.fieldProps(name);
 
-  const submit = form.onSubmit(async (values) => {
-    const settings: VariableSettings = { isSecret, isLiteral, forBuild, forRuntime, description: values.description?.trim() || null };
-    if (isSecret && generate) settings.generate = true;
-    // A secret's empty value on edit keeps the stored one; a plain value is always written.
-    else if (!(editing && isSecret && editing.isSecret && values.value === '')) settings.value = values.value ?? '';
-    const written = editing ? await deployApi.variables.update(editing.id, settings) : await deployApi.variables.create({ ...scope, key: values.key ?? '', ...settings });
-    onSaved(written);
+  const submit = form.onSubmit(async (values, edited) => {
+    const description = values.description?.trim() || null;
+    const generated = isSecret && generate;
+    if (!editing) {
+      const value = generated ? { generate: true } : { value: values.value ?? '' };
+      onSaved(await deployApi.variables.create({ ...scope, key: values.key ?? '', isSecret, isLiteral, forBuild, forRuntime, description, ...value }));
+      return;
+    }
+    const changes: VariableSettings = {
+      ...changedEntries({ isSecret, isLiteral, forBuild, forRuntime }, editing),
+      ...('description' in edited ? { description } : {}),
+      // Unchanged, the stored value stays (sealed when the variable becomes secret); a secret
+      // turned plain needs a new one, which the API asks for at the field.
+      ...(generated ? { generate: true } : 'value' in edited ? { value: values.value ?? '' } : {}),
+    };
+    if (isUnchanged(changes)) return onCancel();
+    onSaved(await deployApi.variables.update(editing.id, changes));
   });
 
   const heading = editing ? `Edit ${editing.key}` : 'New variable';

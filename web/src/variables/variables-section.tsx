@@ -24,6 +24,16 @@ export interface ScopeRef {
 
 const scopeQuery = (ref: { scope: VariableScope; id: string }): ScopeQuery => ({ [`${ref.scope}Id`]: ref.id });
 
+/** The key, and under it the variable's description when it has one. */
+function KeyCell({ variable }: { variable: Pick<Variable, 'key' | 'description'> }) {
+  return (
+    <>
+      <code>{variable.key}</code>
+      {variable.description && <span class="cell-note">{variable.description}</span>}
+    </>
+  );
+}
+
 function ValueCell({ variable }: { variable: Pick<Variable, 'isSecret' | 'value'> }) {
   if (variable.isSecret) return <span class="muted">Secret (write-only)</span>;
   return <code class="value">{variable.value}</code>;
@@ -43,7 +53,7 @@ function InheritedRows({ from, overridden }: { from: ScopeRef; overridden: Set<s
       {list.data.map((variable) => (
         <tr key={variable.id} class={overridden.has(variable.key) ? 'overridden' : undefined}>
           <th scope="row">
-            <code>{variable.key}</code>
+            <KeyCell variable={variable} />
           </th>
           <td>
             <ValueCell variable={variable} />
@@ -98,7 +108,7 @@ export function VariablesSection({ organizationId, scope, ancestors, headingLeve
                 {rows.map((variable) => (
                   <tr key={variable.id}>
                     <th scope="row">
-                      <code>{variable.key}</code>
+                      <KeyCell variable={variable} />
                     </th>
                     <td>
                       <ValueCell variable={variable} />

@@ -1,18 +1,9 @@
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { reencryptAll } from '../../../domain/secrets/reencrypt.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
 import { errorResponses } from '../../schemas.ts';
-
-const KeyIdCountsSchema = v.pipe(v.record(v.string(), v.number()), v.description('sealed values per key id'));
-const ReencryptReportSchema = v.object({
-  currentKeyId: v.string(),
-  before: KeyIdCountsSchema,
-  after: KeyIdCountsSchema,
-  resealed: v.number(),
-  failed: v.pipe(v.number(), v.description('values that could not be opened with the key ring; left untouched')),
-});
+import { ReencryptReport } from '../../../contract/operations.ts';
 
 /** Key rotation: re-seals every stored secret under the ring's current key (idempotent, resumable). */
 export const adminSecretsRoutes = (deps: AppDeps) =>
@@ -24,7 +15,7 @@ export const adminSecretsRoutes = (deps: AppDeps) =>
       return { currentKeyId: deps.keyring.currentKeyId, ...report };
     },
     {
-      response: { 200: ReencryptReportSchema, ...errorResponses('unauthenticated', 'forbidden') },
+      response: { 200: ReencryptReport, ...errorResponses('unauthenticated', 'forbidden') },
       detail: { summary: 'Re-seal every stored secret under the current root key (superadmin)' },
     },
   );

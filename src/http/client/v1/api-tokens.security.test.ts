@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { apiToken } from '../../../db/schema/index.ts';
-import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
+import { RECENT_SIGN_IN_MS } from '../../../contract/identity.ts';
 import { type TestApp, createTestApp } from '../../../../test/harness.ts';
 import { createPasswordUser, signIn, tokenFor } from '../../../../test/identity.ts';
 

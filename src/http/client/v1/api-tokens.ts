@@ -7,26 +7,16 @@
  *   DELETE /api-tokens/:id                                       revoke
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { ApiToken } from '../../../db/schema/index.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../../domain/api-tokens/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-import { NoContent, RECENT_SIGN_IN_DOC, Role } from './auth-schemas.ts';
-
-const ApiTokenSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  userId: v.string(),
-  name: v.string(),
-  role: Role,
-  expiresAt: v.nullable(v.string()),
-  lastUsedAt: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { RECENT_SIGN_IN_DOC } from './auth-schemas.ts';
+import { NoContent } from '../../../contract/common.ts';
+import { ApiToken as ApiTokenResponse, ApiTokenCreate, ApiTokenListQuery, CreatedApiToken } from '../../../contract/tokens.ts';
 
 const present = (row: ApiToken) => ({
   id: row.id,
@@ -38,9 +28,6 @@ const present = (row: ApiToken) => ({
   lastUsedAt: isoOrNull(row.lastUsedAt),
   ...timestampsOf(row),
 });
-
-const TokenName = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'));
-const Timestamp = v.pipe(v.string(), v.isoTimestamp('must be an ISO-8601 timestamp'));
 
 export const apiTokenRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/api-tokens', detail: { tags: ['api-tokens'] } })
@@ -56,8 +43,8 @@ export const apiTokenRoutes = (deps: AppDeps) =>
         return { ...present(created.row), token: created.token };
       },
       {
-        body: v.object({ organizationId: Uuid, name: TokenName, role: Role, expiresAt: v.optional(v.nullable(Timestamp)) }),
-        response: { 201: v.object({ ...ApiTokenSchema.entries, token: v.string() }), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
+        body: ApiTokenCreate,
+        response: { 201: CreatedApiToken, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'Create an API token; the token is shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -68,8 +55,8 @@ export const apiTokenRoutes = (deps: AppDeps) =>
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(ApiTokenSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed', 'install_required') },
+        query: ApiTokenListQuery,
+        response: { 200: listEnvelope(ApiTokenResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'List API tokens: your own, or every token of the organization for owners' },
       },
     )

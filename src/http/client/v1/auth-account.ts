@@ -13,7 +13,6 @@
  *   DELETE /auth/sessions/:id     revoke one of them
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { accountSummary, changePassword, requireRecentSignIn, requireSessionActor } from '../../../domain/identity/account.ts';
 import { confirmTotp, disableTotp, enrolTotp, regenerateRecoveryCodes } from '../../../domain/identity/second-factor.ts';
@@ -25,21 +24,11 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { requestMeta } from '../../plugins/rate-limit.ts';
 import { clearSessionCookie, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
-import { errorResponses, IdParams } from '../../schemas.ts';
-import { Code, NoContent, Password, presentUser, RECENT_SIGN_IN_DOC, Role, SecondFactorMethods, UserSchema } from './auth-schemas.ts';
-
-const CodeBody = v.object({ code: Code });
-const RecoveryCodes = v.object({ recoveryCodes: v.array(v.string()) });
-
-const SessionSchema = v.object({
-  id: v.string(),
-  current: v.boolean(),
-  createdAt: v.string(),
-  lastSeenAt: v.nullable(v.string()),
-  expiresAt: v.string(),
-  createdIp: v.nullable(v.string()),
-  userAgent: v.nullable(v.string()),
-});
+import { IdParams } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { presentUser, RECENT_SIGN_IN_DOC } from './auth-schemas.ts';
+import { listEnvelope, NoContent } from '../../../contract/common.ts';
+import { AccountSession, CodeRequest, PasswordChange, RecoveryCodes, SessionSummary, TotpEnrolment } from '../../../contract/identity.ts';
 
 export const authAccountRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/auth', detail: { tags: ['auth'] } })
@@ -52,12 +41,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         response: {
-          200: v.object({
-            user: UserSchema,
-            via: v.picklist(['session', 'token']),
-            secondFactors: SecondFactorMethods,
-            memberships: v.array(v.object({ organizationId: v.string(), organizationName: v.string(), role: Role })),
-          }),
+          200: SessionSummary,
           ...errorResponses('unauthenticated', 'install_required'),
         },
         detail: { summary: 'The signed-in user, their second factors and organizations' },
@@ -71,7 +55,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         set.status = 204;
       },
       {
-        body: v.object({ currentPassword: v.optional(Password), newPassword: Password }),
+        body: PasswordChange,
         response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: {
           summary: 'Change the password; every session is revoked and a fresh one issued',
@@ -90,7 +74,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         return enrolTotp(deps, me.id, me.email);
       },
       {
-        response: { 201: v.object({ secret: v.string(), uri: v.string() }), ...errorResponses('unauthenticated', 'forbidden', 'totp_already_enabled', 'install_required') },
+        response: { 201: TotpEnrolment, ...errorResponses('unauthenticated', 'forbidden', 'totp_already_enabled', 'install_required') },
         detail: { summary: 'Start TOTP enrolment: the secret and otpauth URI, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -101,7 +85,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(server, request).address) };
       },
       {
-        body: CodeBody,
+        body: CodeRequest,
         response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_pending', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Confirm TOTP with a first code; answers ten recovery codes, shown once', description: RECENT_SIGN_IN_DOC },
       },
@@ -118,7 +102,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         set.status = 204;
       },
       {
-        body: CodeBody,
+        body: CodeRequest,
         response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_enabled', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Disable TOTP with a TOTP or recovery code; every session is revoked and a fresh one issued' },
       },
@@ -130,7 +114,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(server, request).address) };
       },
       {
-        body: CodeBody,
+        body: CodeRequest,
         response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_enabled', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Replace the recovery codes (proven with a TOTP code); the new ones are shown once' },
       },
@@ -154,7 +138,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         };
       },
       {
-        response: { 200: v.object({ data: v.array(SessionSchema), nextCursor: v.nullable(v.string()) }), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
+        response: { 200: listEnvelope(AccountSession), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
         detail: { summary: "The signed-in user's live sessions" },
       },
     )

@@ -18,9 +18,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { configuredProviders, PROVIDER_IDS, type ProviderId } from '../../../auth/oauth/index.ts';
+import { configuredProviders } from '../../../auth/oauth/index.ts';
+import { OAuthProviders } from '../../../contract/identity.ts';
 import { installRequired, isInstalled } from '../../../domain/identity/install.ts';
 import { completeOAuth, listProviders, type OAuthContext, startOAuth } from '../../../domain/identity/oauth.ts';
 import { DomainError } from '../../../lib/errors.ts';
@@ -54,8 +54,6 @@ function secondFactorLocation(challenge: string, methods: string[], returnTo: st
   const fragment = new URLSearchParams({ challenge, methods: methods.join(','), returnTo });
   return `${SIGN_IN_PAGE}#${fragment.toString()}`;
 }
-
-const ProviderSchema = v.object({ id: v.picklist(PROVIDER_IDS as ProviderId[]), name: v.string() });
 
 const redirectDoc = (description: string) => ({
   302: {
@@ -100,7 +98,7 @@ export const authOAuthRoutes = (deps: AppDeps) => {
   const providerList = new Elysia({ prefix: '/auth/oauth', detail: { tags: ['auth'] } })
     .use(installGate(deps))
     .get('/providers', () => ({ data: listProviders(ctx) }), {
-      response: { 200: v.object({ data: v.array(ProviderSchema) }), ...errorResponses('install_required') },
+      response: { 200: OAuthProviders, ...errorResponses('install_required') },
       detail: { summary: 'The external identity providers this instance is configured for' },
     });
 

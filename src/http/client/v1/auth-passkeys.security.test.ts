@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { peekChallenge, sealChallenge } from '../../../crypto/index.ts';
 import { consumedChallenge, passkey, rateLimit, session } from '../../../db/schema/index.ts';
-import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
+import { RECENT_SIGN_IN_MS } from '../../../contract/identity.ts';
 import { type TestApp, createTestApp } from '../../../../test/harness.ts';
 import { cookieFrom, originOf, signIn, tokenFor } from '../../../../test/identity.ts';
 import type { CeremonyOverrides, SoftwareAuthenticator } from '../../../../test/webauthn-authenticator.ts';

@@ -15,7 +15,6 @@
  *   POST   /auth/passkeys/sign-in/verify     {challenge, response, twoFactorChallenge?} -> signed in (Set-Cookie)
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { type AuthenticationResponseJSON, type RegistrationResponseJSON, relyingPartyOf } from '../../../auth/passkey.ts';
 import type { Passkey } from '../../../db/schema/index.ts';
@@ -33,61 +32,10 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { requestMeta } from '../../plugins/rate-limit.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
-import { errorResponses, IdParams, listEnvelope, NoContent } from '../../schemas.ts';
-import { ChallengeEnvelope, presentUser, RECENT_SIGN_IN_DOC, SignedInSchema } from './auth-schemas.ts';
-
-const Base64Url = (max: number) =>
-  v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`), v.regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url'));
-
-const PasskeyName = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'));
-
-/** The browser's PublicKeyCredential of navigator.credentials.create(), as JSON (RegistrationResponseJSON). */
-const RegistrationResponse = v.looseObject({
-  id: Base64Url(1400),
-  rawId: Base64Url(1400),
-  type: v.literal('public-key'),
-  response: v.looseObject({
-    clientDataJSON: Base64Url(16_384),
-    attestationObject: Base64Url(131_072),
-    transports: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(32))), v.maxLength(16))),
-  }),
-  clientExtensionResults: v.optional(v.record(v.string(), v.unknown()), {}),
-  authenticatorAttachment: v.optional(v.string()),
-});
-
-/** The browser's PublicKeyCredential of navigator.credentials.get(), as JSON (AuthenticationResponseJSON). */
-const AuthenticationResponse = v.looseObject({
-  id: Base64Url(1400),
-  rawId: Base64Url(1400),
-  type: v.literal('public-key'),
-  response: v.looseObject({
-    clientDataJSON: Base64Url(16_384),
-    authenticatorData: Base64Url(16_384),
-    signature: Base64Url(2048),
-    userHandle: v.optional(Base64Url(256)),
-  }),
-  clientExtensionResults: v.optional(v.record(v.string(), v.unknown()), {}),
-  authenticatorAttachment: v.optional(v.string()),
-});
-
-const CeremonySchema = v.object({
-  /** PublicKeyCredentialCreationOptionsJSON / PublicKeyCredentialRequestOptionsJSON for the browser. */
-  options: v.looseObject({ challenge: v.string() }),
-  /** A `pnwebauthn` envelope: send it back with the response. Single use, five minutes. */
-  challenge: v.string(),
-  expiresAt: v.string(),
-});
-
-const PasskeySchema = v.object({
-  id: v.string(),
-  name: v.string(),
-  deviceType: v.nullable(v.string()),
-  isBackedUp: v.boolean(),
-  transports: v.array(v.string()),
-  lastUsedAt: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { presentUser, RECENT_SIGN_IN_DOC } from './auth-schemas.ts';
+import { Ceremony, Passkey as PasskeyResponse, PasskeyRegistration, PasskeyRename, PasskeySignIn, PasskeySignInStart, SignedIn } from '../../../contract/identity.ts';
 
 /** Public material only, and not even that: the credential id and key never leave. */
 const presentPasskey = (row: Passkey) => ({
@@ -118,8 +66,8 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       '/sign-in/options',
       async ({ body }) => presentCeremony(await beginPasskeySignIn(ctx, { ...(body?.twoFactorChallenge ? { twoFactorChallenge: body.twoFactorChallenge } : {}) })),
       {
-        body: v.optional(v.object({ twoFactorChallenge: v.optional(ChallengeEnvelope) })),
-        response: { 200: CeremonySchema, ...errorResponses('unauthenticated', 'no_passkey', 'validation_failed', 'install_required') },
+        body: PasskeySignInStart,
+        response: { 200: Ceremony, ...errorResponses('unauthenticated', 'no_passkey', 'validation_failed', 'install_required') },
         detail: {
           summary: 'Start a passkey sign-in: without a body, a discoverable passkey signs in alone; with twoFactorChallenge (pn2fa), a passkey completes that pending sign-in',
         },
@@ -142,8 +90,8 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
         return { status: 'signed_in' as const, user: presentUser(result.user) };
       },
       {
-        body: v.object({ challenge: ChallengeEnvelope, response: AuthenticationResponse, twoFactorChallenge: v.optional(ChallengeEnvelope) }),
-        response: { 200: SignedInSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        body: PasskeySignIn,
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Finish a passkey sign-in: verifies the assertion, checks the signature counter, and signs in (Set-Cookie)' },
       },
     );
@@ -152,11 +100,11 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
   new Elysia({ prefix: '/auth/passkeys', detail: { tags: ['auth'] } })
     .use(clientGuard(deps))
     .get('/', ({ actor }) => ({ data: listPasskeys(deps.db, actor).map(presentPasskey), nextCursor: null }), {
-      response: { 200: listEnvelope(PasskeySchema), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
+      response: { 200: listEnvelope(PasskeyResponse), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
       detail: { summary: "The signed-in user's passkeys" },
     })
     .post('/register/options', async ({ actor }) => presentCeremony(await beginPasskeyRegistration(ctx, actor)), {
-      response: { 200: CeremonySchema, ...errorResponses('unauthenticated', 'forbidden', 'passkey_limit_reached', 'install_required') },
+      response: { 200: Ceremony, ...errorResponses('unauthenticated', 'forbidden', 'passkey_limit_reached', 'install_required') },
       detail: { summary: 'Start registering a passkey: creation options and a pnwebauthn envelope', description: RECENT_SIGN_IN_DOC },
     })
     .post(
@@ -176,15 +124,15 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
         return presentPasskey(row);
       },
       {
-        body: v.object({ challenge: ChallengeEnvelope, response: RegistrationResponse, name: v.optional(PasskeyName) }),
-        response: { 201: PasskeySchema, ...errorResponses('unauthenticated', 'forbidden', 'passkey_already_registered', 'passkey_limit_reached', 'validation_failed', 'rate_limited', 'install_required') },
+        body: PasskeyRegistration,
+        response: { 201: PasskeyResponse, ...errorResponses('unauthenticated', 'forbidden', 'passkey_already_registered', 'passkey_limit_reached', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Finish registering a passkey: verifies the attestation and stores the public key', description: RECENT_SIGN_IN_DOC },
       },
     )
     .patch('/:id', ({ actor, body, params }) => presentPasskey(renamePasskey(deps.db, actor, params.id, body.name)), {
       params: IdParams,
-      body: v.object({ name: PasskeyName }),
-      response: { 200: PasskeySchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
+      body: PasskeyRename,
+      response: { 200: PasskeyResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
       detail: { summary: 'Rename one of your passkeys' },
     })
     .delete(

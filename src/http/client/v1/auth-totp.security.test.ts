@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { totpCode } from '../../../auth/totp.ts';
 import { sealChallenge } from '../../../crypto/index.ts';
 import { recoveryCode, session, userTotp } from '../../../db/schema/index.ts';
-import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
+import { RECENT_SIGN_IN_MS } from '../../../contract/identity.ts';
 import { type TestApp, createTestApp } from '../../../../test/harness.ts';
 import { createPasswordUser, originOf, signIn, tokenFor } from '../../../../test/identity.ts';
 

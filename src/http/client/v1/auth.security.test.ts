@@ -2,7 +2,7 @@ import { describe, expect, spyOn, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import * as password from '../../../auth/password.ts';
 import { rateLimit, session, user } from '../../../db/schema/index.ts';
-import { RECENT_SIGN_IN_MS } from '../../../domain/identity/account.ts';
+import { RECENT_SIGN_IN_MS } from '../../../contract/identity.ts';
 import { createTestApp } from '../../../../test/harness.ts';
 import { cookieFrom, createOwner, createPasswordUser, originOf, signIn } from '../../../../test/identity.ts';
 import { authenticatorFor, passkeySignIn, registerPasskey } from './auth-passkeys.helpers.ts';

@@ -9,7 +9,6 @@
  *   POST /auth/sign-up            development runtime with PANEL_IS_SIGNUP_ENABLED only
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { signUp } from '../../../domain/identity/account.ts';
 import { resolveActor } from '../../../domain/identity/resolve.ts';
@@ -19,21 +18,9 @@ import { requestMeta } from '../../plugins/rate-limit.ts';
 import { sessionTokenOf } from '../../plugins/guard.ts';
 import { assertCookieWriteOrigin, clearSessionCookie, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
-import {
-  ChallengeEnvelope,
-  Code,
-  DisplayName,
-  Email,
-  NoContent,
-  OrganizationName,
-  Password,
-  presentUser,
-  SignedInSchema,
-  SignInResultSchema,
-  UserSchema,
-} from './auth-schemas.ts';
-
-const SecondStepBody = v.object({ challenge: ChallengeEnvelope, code: Code });
+import { presentUser } from './auth-schemas.ts';
+import { NoContent } from '../../../contract/common.ts';
+import { SecondStepRequest, SignedIn, SignedUp, SignInRequest, SignInResult as SignInAnswer, SignUpRequest } from '../../../contract/identity.ts';
 
 type HeaderSet = { headers: Record<string, unknown> };
 
@@ -58,8 +45,8 @@ function signUpRoutes(deps: AppDeps) {
       return { user: presentUser(created.user), organizationId: created.organization.id };
     },
     {
-      body: v.object({ email: Email, password: Password, organizationName: OrganizationName, displayName: v.optional(DisplayName) }),
-      response: { 201: v.object({ user: UserSchema, organizationId: v.string() }), ...errorResponses('forbidden', 'email_in_use', 'validation_failed', 'install_required') },
+      body: SignUpRequest,
+      response: { 201: SignedUp, ...errorResponses('forbidden', 'email_in_use', 'validation_failed', 'install_required') },
       detail: { summary: 'Sign up: a new user and their own organization (development runtime, when enabled)' },
     },
   );
@@ -76,8 +63,8 @@ export const authRoutes = (deps: AppDeps) => {
         return answer(deps, set, await signInWithPassword(deps, body, requestMeta(server, request)));
       },
       {
-        body: v.object({ email: Email, password: Password }),
-        response: { 200: SignInResultSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        body: SignInRequest,
+        response: { 200: SignInAnswer, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Sign in with e-mail and password; answers a pn2fa challenge when a second factor is enabled' },
       },
     )
@@ -88,8 +75,8 @@ export const authRoutes = (deps: AppDeps) => {
         return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(server, request)));
       },
       {
-        body: SecondStepBody,
-        response: { 200: SignedInSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        body: SecondStepRequest,
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a TOTP code' },
       },
     )
@@ -100,8 +87,8 @@ export const authRoutes = (deps: AppDeps) => {
         return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(server, request)));
       },
       {
-        body: SecondStepBody,
-        response: { 200: SignedInSchema, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        body: SecondStepRequest,
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a single-use recovery code' },
       },
     )

@@ -1,34 +1,12 @@
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { Binding } from '../../../db/schema/index.ts';
 import { createBinding, deleteBinding, getBinding, listBindings, updateBinding } from '../../../domain/bindings/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { EnvironmentKey, errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
-
-const Settings = {
-  /** One of the cluster's options.databases. */
-  databaseName: EnvironmentKey(63),
-  /** Prefix of the emitted keys (<PREFIX>_HOST, _PORT, _NAME, _USER, _PASSWORD, _URL); default DATABASE. */
-  keyPrefix: v.optional(EnvironmentKey(64)),
-  /** Also emit the engine's conventional keys (PGHOST, MYSQL_HOST, ...); default true, one binding per service. */
-  emitEngineDefaults: v.optional(v.boolean()),
-};
-
-const CreateBody = v.strictObject({ principalId: Uuid, serviceId: Uuid, ...Settings }, 'unknown field');
-const UpdateBody = v.strictObject({ ...Settings, databaseName: v.optional(Settings.databaseName) }, 'unknown field');
-
-const BindingSchema = v.object({
-  id: v.string(),
-  principalId: v.string(),
-  serviceId: v.string(),
-  databaseName: v.string(),
-  keyPrefix: v.string(),
-  emitEngineDefaults: v.boolean(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Binding as BindingResponse, BindingCreate, BindingListQuery, BindingUpdate } from '../../../contract/principals.ts';
 
 const present = (row: Binding) => ({
   id: row.id,
@@ -50,8 +28,8 @@ export const bindingRoutes = (deps: AppDeps) =>
         return present(createBinding(deps.db, deps.keyring, actor, body));
       },
       {
-        body: CreateBody,
-        response: { 201: BindingSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'key_prefix_in_use', 'engine_defaults_in_use', 'variable_key_in_use', 'managed_not_allocated', 'validation_failed') },
+        body: BindingCreate,
+        response: { 201: BindingResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'key_prefix_in_use', 'engine_defaults_in_use', 'variable_key_in_use', 'managed_not_allocated', 'validation_failed') },
         detail: { summary: "Bind a managed database user to a service: its credentials become the service's variables" },
       },
     )
@@ -62,20 +40,20 @@ export const bindingRoutes = (deps: AppDeps) =>
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ ...ListQuery, serviceId: v.optional(Uuid), principalId: v.optional(Uuid) }),
-        response: { 200: listEnvelope(BindingSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: BindingListQuery,
+        response: { 200: listEnvelope(BindingResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List bindings by exactly one of serviceId, principalId' },
       },
     )
     .get('/:id', ({ actor, params }) => present(getBinding(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: BindingSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: BindingResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a binding' },
     })
     .patch('/:id', ({ actor, params, body }) => present(updateBinding(deps.db, deps.keyring, actor, params.id, body)), {
       params: IdParams,
-      body: UpdateBody,
-      response: { 200: BindingSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'key_prefix_in_use', 'engine_defaults_in_use', 'variable_key_in_use', 'validation_failed') },
+      body: BindingUpdate,
+      response: { 200: BindingResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'key_prefix_in_use', 'engine_defaults_in_use', 'variable_key_in_use', 'validation_failed') },
       detail: { summary: 'Change database, prefix or engine defaults; the variables are rewritten' },
     })
     .delete(

@@ -12,18 +12,9 @@ import type { CertificateAuthority } from '../../../db/schema/index.ts';
 import { readOrganizationAuthority } from '../../../domain/certificate-authority/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { iso } from '../../present.ts';
-import { errorResponses, IdParams } from '../../schemas.ts';
-
-const AuthoritySchema = v.object({
-  organizationId: v.string(),
-  /** PEM of the root certificate (public). */
-  certificate: v.string(),
-  subject: v.string(),
-  notBefore: v.string(),
-  notAfter: v.string(),
-  /** SHA-256 of the certificate, colon-separated hex: compare it before trusting the file. */
-  fingerprint: v.string(),
-});
+import { IdParams } from '../../../contract/common.ts';
+import { CertificateAuthority as CertificateAuthorityResponse } from '../../../contract/certificates.ts';
+import { errorResponses } from '../../schemas.ts';
 
 function present(row: CertificateAuthority) {
   const parsed = new X509Certificate(row.certificate);
@@ -42,7 +33,7 @@ export const certificateAuthorityRoutes = (deps: AppDeps) =>
     .use(clientGuard(deps))
     .get('/:id/certificate-authority', ({ actor, params }) => present(readOrganizationAuthority(deps, actor, params.id)), {
       params: IdParams,
-      response: { 200: AuthoritySchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: CertificateAuthorityResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: "The organization CA's root certificate, which internal certificates chain to" },
     })
     .get(

@@ -4,9 +4,8 @@
  * validity are shown. Refusals of a chain or key are 422 on `certificate` or `privateKey`.
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { describeCertificate, MAX_CERTIFICATE_PEM_CHARS, MAX_PRIVATE_KEY_PEM_CHARS, readCertificateChain } from '../../../crypto/certificates.ts';
+import { describeCertificate, readCertificateChain } from '../../../crypto/certificates.ts';
 import type { Tls } from '../../../db/schema/index.ts';
 import { createCertificate, deleteCertificate, listCertificates, loadCertificate, updateCertificate } from '../../../domain/certificates/service.ts';
 import { hostingCounts } from '../../../domain/certificates/queries.ts';
@@ -14,50 +13,9 @@ import { serversPinning } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { writeWithIngress } from './ingress-refresh.ts';
 import { iso, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
-
-const Name = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'));
-const CertificatePem = v.pipe(v.string(), v.maxLength(MAX_CERTIFICATE_PEM_CHARS, `must be at most ${MAX_CERTIFICATE_PEM_CHARS} characters`));
-/** Messages never echo the key. */
-const PrivateKeyPem = v.pipe(v.string('privateKey must be a string'), v.maxLength(MAX_PRIVATE_KEY_PEM_CHARS, `privateKey must be at most ${MAX_PRIVATE_KEY_PEM_CHARS} characters`));
-
-const CreateBody = v.strictObject(
-  {
-    organizationId: Uuid,
-    name: Name,
-    /** PEM chain: the certificate first, then each issuer (intermediates; the root may be left out). */
-    certificate: CertificatePem,
-    /** PEM private key of the first certificate (PKCS#8, PKCS#1 or SEC 1; not encrypted). Write-only. */
-    privateKey: PrivateKeyPem,
-  },
-  'unknown field',
-);
-const UpdateBody = v.strictObject(
-  { name: v.optional(Name), certificate: v.optional(CertificatePem), privateKey: v.optional(PrivateKeyPem) },
-  'unknown field',
-);
-
-const CertificateSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  name: v.string(),
-  certificate: v.string(),
-  /** Write-only: always null. */
-  privateKey: v.null(),
-  subject: v.string(),
-  /** DNS names (and IP: addresses) the certificate is valid for. */
-  names: v.array(v.string()),
-  issuer: v.string(),
-  notBefore: v.string(),
-  notAfter: v.string(),
-  fingerprint: v.string(),
-  keyType: v.string(),
-  chainLength: v.number(),
-  /** Hostings that pin it. */
-  hostingCount: v.number(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { Certificate as CertificateResponse, CertificateCreate, CertificateListQuery, CertificateUpdate } from '../../../contract/certificates.ts';
+import { errorResponses } from '../../schemas.ts';
 
 function present(row: Tls, hostingCount: number) {
   const facts = describeCertificate(readCertificateChain(row.certificate));
@@ -91,8 +49,8 @@ export const certificateRoutes = (deps: AppDeps) => {
         return presentOne(createCertificate(deps, actor, body));
       },
       {
-        body: CreateBody,
-        response: { 201: CertificateSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        body: CertificateCreate,
+        response: { 201: CertificateResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: "Add a certificate to the organization's TLS library (admins)" },
       },
     )
@@ -104,14 +62,14 @@ export const certificateRoutes = (deps: AppDeps) => {
         return { data: page.data.map((row) => present(row, counts.get(row.id) ?? 0)), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(CertificateSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: CertificateListQuery,
+        response: { 200: listEnvelope(CertificateResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: "List the organization's TLS library" },
       },
     )
     .get('/:id', ({ actor, params }) => presentOne(loadCertificate(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: CertificateSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: CertificateResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a certificate (never its private key)' },
     })
     .patch(
@@ -119,9 +77,9 @@ export const certificateRoutes = (deps: AppDeps) => {
       ({ actor, params, body }) =>
         presentOne(writeWithIngress(deps, (tx) => ({ result: updateCertificate({ ...deps, db: tx }, actor, params.id, body), servers: serversPinning(tx, params.id) }))),
       {
-      params: IdParams,
-      body: UpdateBody,
-      response: { 200: CertificateSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'secret_unreadable', 'validation_failed') },
+        params: IdParams,
+        body: CertificateUpdate,
+        response: { 200: CertificateResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'secret_unreadable', 'validation_failed') },
         detail: {
           summary: 'Rename a certificate or replace its chain and/or key',
           description:

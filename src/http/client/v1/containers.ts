@@ -1,52 +1,12 @@
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Container, containerRoles, containerStatuses } from '../../../db/schema/index.ts';
+import { type Container } from '../../../db/schema/index.ts';
 import { createContainer, deleteContainer, listContainers, loadContainer, updateContainer } from '../../../domain/containers/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, JsonColumn, JsonObject, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
-
-const Text255 = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'));
-
-/** Free-form JSON: identity keys (id, serviceId, serverId, containerId, status, role, ...) are stripped. */
-const Json = {
-  metadata: v.optional(v.nullable(JsonObject)),
-  options: v.optional(v.nullable(JsonObject)),
-};
-/** Status and the runtime container id come from daemon reports only. */
-const CreateBody = v.strictObject(
-  {
-    serviceId: Uuid,
-    /** The server observed to host it: one of the same organization. */
-    serverId: Uuid,
-    containerName: Text255,
-    composeServiceName: Text255,
-    role: v.optional(v.picklist(containerRoles, `must be one of ${containerRoles.join(', ')}`)),
-    ordinal: v.optional(
-      v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be at least 1'), v.maxValue(10_000, 'must be at most 10000')),
-    ),
-    ...Json,
-  },
-  'unknown field',
-);
-const UpdateBody = v.strictObject(Json, 'unknown field');
-
-export const ContainerSchema = v.object({
-  id: v.string(),
-  serviceId: v.string(),
-  serverId: v.string(),
-  containerId: v.nullable(v.string()),
-  containerName: v.string(),
-  status: v.picklist(containerStatuses),
-  role: v.picklist(containerRoles),
-  composeServiceName: v.string(),
-  ordinal: v.number(),
-  metadata: JsonColumn,
-  options: JsonColumn,
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Container as ContainerResponse, ContainerCreate, ContainerListQuery, ContainerUpdate } from '../../../contract/containers.ts';
 
 /** The container row as GET /containers/:id answers it (also pushed on /ws/client/v1). */
 export const presentContainer = (row: Container) => ({
@@ -74,8 +34,8 @@ export const containerRoutes = (deps: AppDeps) =>
         return presentContainer(createContainer(deps.db, actor, body));
       },
       {
-        body: CreateBody,
-        response: { 201: ContainerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'ordinal_in_use', 'validation_failed') },
+        body: ContainerCreate,
+        response: { 201: ContainerResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'ordinal_in_use', 'validation_failed') },
         detail: { summary: 'Record a container of a service on a server' },
       },
     )
@@ -86,20 +46,20 @@ export const containerRoutes = (deps: AppDeps) =>
         return { data: page.data.map(presentContainer), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ serviceId: v.optional(Uuid), serverId: v.optional(Uuid), ...ListQuery }),
-        response: { 200: listEnvelope(ContainerSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: ContainerListQuery,
+        response: { 200: listEnvelope(ContainerResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the containers of a service or of a server' },
       },
     )
     .get('/:id', ({ actor, params }) => presentContainer(loadContainer(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ContainerSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: ContainerResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a container' },
     })
     .patch('/:id', ({ actor, params, body }) => presentContainer(updateContainer(deps.db, actor, params.id, body)), {
       params: IdParams,
-      body: UpdateBody,
-      response: { 200: ContainerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+      body: ContainerUpdate,
+      response: { 200: ContainerResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
       detail: { summary: "Replace a container's free-form metadata or options" },
     })
     .delete(

@@ -5,25 +5,14 @@
  * The presenters here are also what /ws/client/v1 subscribers receive.
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Deployment, deploymentKinds, deploymentStatuses } from '../../../db/schema/index.ts';
+import { type Deployment } from '../../../db/schema/index.ts';
 import { listDeployments, loadDeployment } from '../../../domain/deployments/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, JsonColumn, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-
-export const DeploymentSchema = v.object({
-  id: v.string(),
-  environmentId: v.string(),
-  serverId: v.nullable(v.string()),
-  kind: v.picklist(deploymentKinds),
-  desiredGeneration: v.number(),
-  status: v.picklist(deploymentStatuses),
-  error: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Deployment as DeploymentResponse, DeploymentListQuery } from '../../../contract/deployments.ts';
 
 export const presentDeployment = (row: Deployment) => ({
   id: row.id,
@@ -47,13 +36,13 @@ export const deploymentRoutes = (deps: AppDeps) =>
         return { data: page.data.map(presentDeployment), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ environmentId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(DeploymentSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: DeploymentListQuery,
+        response: { 200: listEnvelope(DeploymentResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: "List an environment's deployments (deploy, stop and destroy runs)" },
       },
     )
     .get('/:id', ({ actor, params }) => presentDeployment(loadDeployment(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: DeploymentSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: DeploymentResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a deployment' },
     });

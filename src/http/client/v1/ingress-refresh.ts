@@ -9,11 +9,11 @@ import type { Enqueued } from '../../../domain/deployments/service.ts';
 import { refreshIngress } from '../../../domain/ingress/service.ts';
 import type { Queryable } from '../../../domain/shared/database.ts';
 
-/** Hands a new command to the hub and tells subscribers about the new rows. */
+/** Hands new commands to the hub and tells subscribers about the new rows. */
 export function announce(deps: AppDeps, enqueued: Enqueued): void {
   deps.hub.feed.deployment(enqueued.deployment);
   deps.hub.feed.containers(enqueued.deployment.environmentId, enqueued.containers);
-  deps.hub.dispatch(enqueued.command.serverId);
+  for (const serverId of new Set(enqueued.commands.map((command) => command.serverId))) deps.hub.dispatch(serverId);
 }
 
 /** What a write did and which servers' ingress it concerns. */

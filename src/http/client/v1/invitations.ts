@@ -6,7 +6,6 @@
  *   POST   /invitations/accept {token, password?}       signed in as the invited e-mail, or create that account
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { Invitation } from '../../../db/schema/index.ts';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../../domain/invitations/service.ts';
@@ -15,19 +14,11 @@ import { requestMeta } from '../../plugins/rate-limit.ts';
 import { optionalActor } from '../../plugins/guard.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { iso, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-import { DisplayName, Email, NoContent, Password, presentUser, Role, UserSchema } from './auth-schemas.ts';
-
-const InvitationSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  email: v.string(),
-  role: Role,
-  invitedByUserId: v.string(),
-  expiresAt: v.string(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { presentUser } from './auth-schemas.ts';
+import { NoContent } from '../../../contract/common.ts';
+import { CreatedInvitation, Invitation as InvitationResponse, InvitationAccept, InvitationAccepted, InvitationCreate, InvitationListQuery } from '../../../contract/members.ts';
 
 const present = (row: Invitation) => ({
   id: row.id,
@@ -39,8 +30,6 @@ const present = (row: Invitation) => ({
   ...timestampsOf(row),
 });
 
-const TokenString = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256, 'must be at most 256 characters'));
-
 const acceptRoute = (deps: AppDeps) =>
   new Elysia({ prefix: '/invitations', detail: { tags: ['invitations'] } }).use(installGate(deps)).post(
     '/accept',
@@ -51,8 +40,8 @@ const acceptRoute = (deps: AppDeps) =>
       return { organizationId: result.organizationId, user: result.session ? presentUser(result.session.user) : null };
     },
     {
-      body: v.object({ token: TokenString, password: v.optional(Password), displayName: v.optional(DisplayName) }),
-      response: { 200: v.object({ organizationId: v.string(), user: v.nullable(UserSchema) }), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'account_exists', 'already_member', 'email_in_use', 'validation_failed', 'install_required') },
+      body: InvitationAccept,
+      response: { 200: InvitationAccepted, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'account_exists', 'already_member', 'email_in_use', 'validation_failed', 'install_required') },
       detail: { summary: 'Accept an invitation: signed in as the invited e-mail, or create that account with a password' },
     },
   );
@@ -71,8 +60,8 @@ export const invitationRoutes = (deps: AppDeps) =>
             return { ...present(created.invitation), token: created.token };
           },
           {
-            body: v.object({ organizationId: Uuid, email: Email, role: Role }),
-            response: { 201: v.object({ ...InvitationSchema.entries, token: v.string() }), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'already_member', 'validation_failed', 'install_required') },
+            body: InvitationCreate,
+            response: { 201: CreatedInvitation, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'already_member', 'validation_failed', 'install_required') },
             detail: { summary: 'Invite an e-mail into an organization; the token is shown once' },
           },
         )
@@ -83,8 +72,8 @@ export const invitationRoutes = (deps: AppDeps) =>
             return { data: page.data.map(present), nextCursor: page.nextCursor };
           },
           {
-            query: v.object({ organizationId: Uuid, ...ListQuery }),
-            response: { 200: listEnvelope(InvitationSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
+            query: InvitationListQuery,
+            response: { 200: listEnvelope(InvitationResponse), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
             detail: { summary: "An organization's pending invitations (admins and owners)" },
           },
         )

@@ -6,7 +6,6 @@
  *   DELETE /join-tokens/:id                                  revoke
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { JoinToken } from '../../../db/schema/index.ts';
 import {
@@ -14,42 +13,13 @@ import {
   joinCommandFor,
   joinTokenState,
   listJoinTokens,
-  MAX_JOIN_TOKEN_TTL_SECONDS,
   revokeJoinToken,
 } from '../../../domain/join-tokens/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { iso, isoOrNull, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
-
-const JoinTokenSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  createdByUserId: v.string(),
-  state: v.picklist(['active', 'used', 'expired']),
-  expiresAt: v.string(),
-  usedAt: v.nullable(v.string()),
-  /** The server its enrollment created or re-enrolled. */
-  serverId: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
-
-const CreatedSchema = v.object({ ...JoinTokenSchema.entries, token: v.string(), command: v.string() });
-
-const CreateBody = v.strictObject(
-  {
-    organizationId: Uuid,
-    expiresInSeconds: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer('must be an integer'),
-        v.minValue(60, 'must be at least 60 seconds'),
-        v.maxValue(MAX_JOIN_TOKEN_TTL_SECONDS, `must be at most ${MAX_JOIN_TOKEN_TTL_SECONDS} seconds (7 days)`),
-      ),
-    ),
-  },
-  'unknown field',
-);
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { CreatedJoinToken, JoinToken as JoinTokenResponse, JoinTokenCreate, JoinTokenListQuery } from '../../../contract/tokens.ts';
 
 export const joinTokenRoutes = (deps: AppDeps) => {
   const present = (row: JoinToken) => ({
@@ -73,8 +43,8 @@ export const joinTokenRoutes = (deps: AppDeps) => {
         return { ...present(row), token, command: joinCommandFor(deps.config.publicUrl, token) };
       },
       {
-        body: CreateBody,
-        response: { 201: CreatedSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        body: JoinTokenCreate,
+        response: { 201: CreatedJoinToken, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)' },
       },
     )
@@ -85,8 +55,8 @@ export const joinTokenRoutes = (deps: AppDeps) => {
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(JoinTokenSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        query: JoinTokenListQuery,
+        response: { 200: listEnvelope(JoinTokenResponse), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: "List the organization's join tokens (never the tokens themselves)" },
       },
     )

@@ -2,37 +2,13 @@ import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { Marker } from '../../../db/schema/index.ts';
-import {
-  listEntityTags,
-  listMarkers,
-  MAX_TAGS_PER_ENTITY,
-  replaceEntityTags,
-  type TaggableCollection,
-} from '../../../domain/markers/service.ts';
+import { listEntityTags, listMarkers, replaceEntityTags, type TaggableCollection } from '../../../domain/markers/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-import { presentTag, TagSchema } from './tags.ts';
-
-const ReplaceTagsBody = v.strictObject(
-  { tagIds: v.pipe(v.array(Uuid), v.maxLength(MAX_TAGS_PER_ENTITY, `at most ${MAX_TAGS_PER_ENTITY} tags`)) },
-  'unknown field',
-);
-
-const MarkerSchema = v.object({
-  id: v.string(),
-  tagId: v.string(),
-  /** Exactly one of the entity ids is set. */
-  serverId: v.nullable(v.string()),
-  workspaceId: v.nullable(v.string()),
-  projectId: v.nullable(v.string()),
-  environmentId: v.nullable(v.string()),
-  serviceId: v.nullable(v.string()),
-  datacenterId: v.nullable(v.string()),
-  storageId: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, ListQuery, listEnvelope } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { presentTag } from './tags.ts';
+import { Marker as MarkerResponse, MarkerListQuery, TagSetReplace, Tag as TagResponse } from '../../../contract/tags.ts';
 
 const present = (row: Marker) => ({
   id: row.id,
@@ -60,7 +36,7 @@ const entityTagRoutes = (deps: AppDeps, collection: TaggableCollection) =>
       {
         params: IdParams,
         query: v.object(ListQuery),
-        response: { 200: listEnvelope(TagSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        response: { 200: listEnvelope(TagResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: `List the tags applied to one of the ${collection}` },
       },
     )
@@ -72,8 +48,8 @@ const entityTagRoutes = (deps: AppDeps, collection: TaggableCollection) =>
       }),
       {
         params: IdParams,
-        body: ReplaceTagsBody,
-        response: { 200: listEnvelope(TagSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        body: TagSetReplace,
+        response: { 200: listEnvelope(TagResponse), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
         detail: { summary: `Replace the whole tag set of one of the ${collection} (answers the new set)` },
       },
     );
@@ -88,8 +64,8 @@ export const markerRoutes = (deps: AppDeps) =>
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ tagId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(MarkerSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: MarkerListQuery,
+        response: { 200: listEnvelope(MarkerResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the markers applying a tag' },
       },
     )

@@ -5,24 +5,14 @@
  *   DELETE /memberships/:id                remove (the last owner cannot be removed)
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { changeMembershipRole, listMemberships, type MemberRow, removeMembership } from '../../../domain/memberships/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, Uuid } from '../../schemas.ts';
-import { NoContent, Role } from './auth-schemas.ts';
-
-const MembershipSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  userId: v.string(),
-  email: v.string(),
-  displayName: v.nullable(v.string()),
-  role: Role,
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { NoContent } from '../../../contract/common.ts';
+import { Membership as MembershipResponse, MembershipListQuery, MembershipUpdate } from '../../../contract/members.ts';
 
 const present = (row: MemberRow) => ({
   id: row.id,
@@ -44,15 +34,15 @@ export const membershipRoutes = (deps: AppDeps) =>
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(MembershipSchema), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
+        query: MembershipListQuery,
+        response: { 200: listEnvelope(MembershipResponse), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: "List an organization's members (owners)" },
       },
     )
     .patch('/:id', ({ actor, params, body }) => present(changeMembershipRole(deps.db, actor, params.id, body.role)), {
       params: IdParams,
-      body: v.object({ role: Role }),
-      response: { 200: MembershipSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'last_owner', 'validation_failed', 'install_required') },
+      body: MembershipUpdate,
+      response: { 200: MembershipResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'last_owner', 'validation_failed', 'install_required') },
       detail: { summary: "Change a member's role (owners; the last owner stays owner)" },
     })
     .delete(

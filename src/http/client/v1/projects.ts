@@ -1,81 +1,14 @@
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import type { Project } from '../../../db/schema/index.ts';
-import {
-  createProject,
-  deleteProject,
-  listProjects,
-  loadProject,
-  PROJECT_TYPES,
-  updateProject,
-} from '../../../domain/projects/service.ts';
-import { serversOfProject } from '../../../domain/ingress/queries.ts';
+import { createProject, deleteProject, listProjects, loadProject, updateProject } from '../../../domain/projects/service.ts';
+import { routingServersOfProject } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { writeWithIngress } from './ingress-refresh.ts';
 import { timestampsOf } from '../../present.ts';
-import {
-  Description,
-  errorResponses,
-  IdParams,
-  JsonColumn,
-  JsonObject,
-  ListQuery,
-  listEnvelope,
-  NoContent,
-  refuseArrays,
-  Uuid,
-} from '../../schemas.ts';
-
-/** A stored ComposeDocument: `version` 1 with the model in `data` and editor state in `presentation`. */
-export const ComposeDocument = refuseArrays(
-  v.looseObject({ version: v.literal(1, 'must be 1'), data: v.optional(JsonObject), presentation: v.optional(JsonObject) }),
-);
-
-const ProjectOptions = refuseArrays(
-  v.strictObject(
-    {
-      /** The base ComposeDocument. */
-      compose: v.optional(ComposeDocument),
-      containerNaming: v.optional(v.picklist(['uuid', 'custom'], 'must be uuid or custom')),
-      /** Server used by environments without a pin: one of the same organization. */
-      defaultServerId: v.optional(v.nullable(Uuid)),
-      /** Seed provenance. */
-      composeSource: v.optional(JsonObject),
-    },
-    'unknown option',
-  ),
-);
-
-/** `type` is docker-compose, managed or template (`system` is platform-only); other keys are free. */
-const ProjectMetadata = refuseArrays(
-  v.looseObject({ type: v.optional(v.picklist(PROJECT_TYPES, `must be one of ${PROJECT_TYPES.join(', ')}`)) }),
-);
-
-const Fields = {
-  /** Unique per organization after trimming and case folding; 1-255 characters once trimmed. */
-  name: v.optional(v.nullable(v.string())),
-  description: v.optional(v.nullable(Description)),
-  metadata: v.optional(v.nullable(ProjectMetadata)),
-  options: v.optional(v.nullable(ProjectOptions)),
-};
-const CreateBody = v.strictObject({ workspaceId: Uuid, ...Fields }, 'unknown field');
-const UpdateBody = v.strictObject({ workspaceId: v.optional(Uuid), ...Fields }, 'unknown field');
-
-const ProjectSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  workspaceId: v.string(),
-  repositoryId: v.nullable(v.string()),
-  name: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  /** Set on the platform's own projects only; those are read-only to clients. */
-  component: v.nullable(v.string()),
-  metadata: JsonColumn,
-  options: JsonColumn,
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Project as ProjectResponse, ProjectCreate, ProjectListQuery, ProjectUpdate } from '../../../contract/projects.ts';
 
 const present = (row: Project) => ({
   id: row.id,
@@ -100,8 +33,8 @@ export const projectRoutes = (deps: AppDeps) =>
         return present(createProject(deps.db, actor, body));
       },
       {
-        body: CreateBody,
-        response: { 201: ProjectSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') },
+        body: ProjectCreate,
+        response: { 201: ProjectResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') },
         detail: { summary: 'Create a project (with its first environment) in a workspace' },
       },
     )
@@ -112,20 +45,20 @@ export const projectRoutes = (deps: AppDeps) =>
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ workspaceId: v.optional(Uuid), organizationId: v.optional(Uuid), ...ListQuery }),
-        response: { 200: listEnvelope(ProjectSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: ProjectListQuery,
+        response: { 200: listEnvelope(ProjectResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the projects of a workspace or of an organization' },
       },
     )
     .get('/:id', ({ actor, params }) => present(loadProject(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ProjectSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: ProjectResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a project' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(writeWithIngress(deps, (tx) => ({ result: updateProject(tx, actor, params.id, body), servers: serversOfProject(tx, params.id) }))), {
+    .patch('/:id', ({ actor, params, body }) => present(writeWithIngress(deps, (tx) => ({ result: updateProject(tx, actor, params.id, body), servers: routingServersOfProject(tx, params.id) }))), {
       params: IdParams,
-      body: UpdateBody,
-      response: { 200: ProjectSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') },
+      body: ProjectUpdate,
+      response: { 200: ProjectResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') },
       detail: { summary: 'Change a project or move it to another workspace of its organization' },
     })
     .delete(

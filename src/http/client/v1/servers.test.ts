@@ -19,7 +19,7 @@ describe('servers', () => {
     const ids = [tree.serverId, addServer('node-2'), addServer('node-3')];
     expect(await collectPages(member, `/servers?organizationId=${organizationId}`, 2)).toEqual(ids);
     const read = await member('GET', `/servers/${ids[1]}`);
-    expect(read.json).toMatchObject({ id: ids[1], organizationId, name: 'node-2', status: 'pending', isLocal: false, hostname: null, lastSeenAt: null, flag: null, flaggedAt: null, daemonKeyId: null });
+    expect(read.json).toMatchObject({ id: ids[1], organizationId, name: 'node-2', status: 'pending', isLocal: false, hostname: null, lastSeenAt: null, flag: null, flaggedAt: null, daemonKeyId: null, labels: {} });
     expect(read.json).not.toHaveProperty('credentialHash');
 
     backdate(t, 'server', ids[1]!);
@@ -38,6 +38,33 @@ describe('servers', () => {
       expect(res.status).toBe(422);
       expect(res.json.error.path).toBe(Object.keys(body)[0]);
     }
+  });
+
+  test('labels: admins replace the whole set, stored in key order; members read them', async () => {
+    const { t, admin, member, tree } = setup();
+    const set = await admin('PATCH', `/servers/${tree.serverId}`, { labels: { zone: 'eu-1', disk: 'ssd', 'rack.row_2-b': 'A 7' } });
+    expect(set.status).toBe(200);
+    expect(set.json.labels).toEqual({ disk: 'ssd', 'rack.row_2-b': 'A 7', zone: 'eu-1' });
+    expect(Object.keys(set.json.labels)).toEqual(['disk', 'rack.row_2-b', 'zone']);
+    expect((await member('GET', `/servers/${tree.serverId}`)).json.labels).toEqual(set.json.labels);
+    // A rename keeps the labels; an empty set clears them.
+    expect((await admin('PATCH', `/servers/${tree.serverId}`, { name: 'renamed' })).json.labels).toEqual(set.json.labels);
+    expect((await admin('PATCH', `/servers/${tree.serverId}`, { labels: {} })).json.labels).toEqual({});
+    expect(t.db.select({ labels: server.labels }).from(server).where(eq(server.id, tree.serverId)).get()).toEqual({ labels: {} });
+    expect((await member('PATCH', `/servers/${tree.serverId}`, { labels: { disk: 'ssd' } })).status).toBe(403);
+  });
+
+  test('label keys, values and count are checked; a refused set changes nothing', async () => {
+    const { t, admin, tree } = setup();
+    await admin('PATCH', `/servers/${tree.serverId}`, { labels: { disk: 'ssd' } });
+    const before = rawRow(t, 'server', tree.serverId);
+    const tooMany = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v']));
+    for (const labels of [{ '-disk': 'ssd' }, { 'disk ssd': 'x' }, { [repeat(64)]: 'x' }, { disk: '' }, { disk: ' ssd' }, { disk: 'a\nb' }, { disk: repeat(256) }, { disk: 1 }, ['disk'], tooMany]) {
+      const res = await admin('PATCH', `/servers/${tree.serverId}`, { labels });
+      expect(res.status).toBe(422);
+      expect(res.json.error.path).toStartWith('labels');
+    }
+    expect(rawRow(t, 'server', tree.serverId)).toEqual(before);
   });
 
   test('delete is refused while an environment pin, a project default, a container or a replica holds the server', async () => {

@@ -1,35 +1,12 @@
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { type Server, serverFlags, serverStatuses } from '../../../db/schema/index.ts';
-import { deleteServer, listServers, loadServer, renameServer } from '../../../domain/servers/service.ts';
+import { type Server } from '../../../db/schema/index.ts';
+import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull, timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
-
-/** Servers are enrolled by their daemon, not created here. */
-const UpdateBody = v.strictObject(
-  { name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))) },
-  'unknown field',
-);
-
-const ServerSchema = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  name: v.string(),
-  hostname: v.nullable(v.string()),
-  machineId: v.nullable(v.string()),
-  isLocal: v.boolean(),
-  status: v.picklist(serverStatuses),
-  lastSeenAt: v.nullable(v.string()),
-  /** Set when the hub saw something it will not merge silently (e.g. two machines with one machine id). */
-  flag: v.nullable(v.picklist(serverFlags)),
-  flaggedAt: v.nullable(v.string()),
-  /** The daemon key secrets are sealed to; null until a daemon enrolled or said hello. */
-  daemonKeyId: v.nullable(v.string()),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Server as ServerResponse, ServerListQuery, ServerUpdate } from '../../../contract/servers.ts';
 
 /** The server as GET /servers/:id answers it (also pushed on /ws/client/v1). */
 export const presentServer = (row: Server) => ({
@@ -44,6 +21,7 @@ export const presentServer = (row: Server) => ({
   flag: row.flag,
   flaggedAt: isoOrNull(row.flaggedAt),
   daemonKeyId: row.daemonKeyId,
+  labels: row.labels,
   ...timestampsOf(row),
 });
 
@@ -57,28 +35,28 @@ export const serverRoutes = (deps: AppDeps) =>
         return { data: page.data.map(presentServer), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ organizationId: Uuid, ...ListQuery }),
-        response: { 200: listEnvelope(ServerSchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: ServerListQuery,
+        response: { 200: listEnvelope(ServerResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List the servers of an organization' },
       },
     )
     .get('/:id', ({ actor, params }) => presentServer(loadServer(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: ServerSchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: ServerResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a server' },
     })
     .patch(
       '/:id',
       ({ actor, params, body }) => {
-        const row = renameServer(deps.db, actor, params.id, body.name);
+        const row = updateServer(deps.db, actor, params.id, body);
         deps.hub.feed.server(row);
         return presentServer(row);
       },
       {
         params: IdParams,
-        body: UpdateBody,
-        response: { 200: ServerSchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: 'Rename a server' },
+        body: ServerUpdate,
+        response: { 200: ServerResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        detail: { summary: 'Rename a server or replace its labels (organization admins)' },
       },
     )
     .delete(

@@ -5,15 +5,9 @@ import type { Tenancy } from '../../../db/schema/index.ts';
 import { createTenancy, deleteTenancy, getTenancy, listTenancies } from '../../../domain/tenancies/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
-import { errorResponses, IdParams, ListQuery, listEnvelope, NoContent, Uuid } from '../../schemas.ts';
-
-const TenancySchema = v.object({
-  id: v.string(),
-  principalId: v.string(),
-  serviceId: v.string(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-});
+import { IdParams, listEnvelope, NoContent, Uuid } from '../../../contract/common.ts';
+import { errorResponses } from '../../schemas.ts';
+import { Tenancy as TenancyResponse, TenancyListQuery } from '../../../contract/principals.ts';
 
 const present = (row: Tenancy) => ({ id: row.id, principalId: row.principalId, serviceId: row.serviceId, ...timestampsOf(row) });
 
@@ -28,7 +22,7 @@ export const tenancyRoutes = (deps: AppDeps) =>
       },
       {
         body: v.strictObject({ principalId: Uuid, serviceId: Uuid }, 'unknown field'),
-        response: { 201: TenancySchema, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'tenancy_exists', 'validation_failed') },
+        response: { 201: TenancyResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'tenancy_exists', 'validation_failed') },
         detail: { summary: 'Make a service run as a system principal' },
       },
     )
@@ -39,14 +33,14 @@ export const tenancyRoutes = (deps: AppDeps) =>
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
       {
-        query: v.object({ ...ListQuery, serviceId: v.optional(Uuid), principalId: v.optional(Uuid) }),
-        response: { 200: listEnvelope(TenancySchema), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        query: TenancyListQuery,
+        response: { 200: listEnvelope(TenancyResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
         detail: { summary: 'List tenancies by exactly one of serviceId, principalId' },
       },
     )
     .get('/:id', ({ actor, params }) => present(getTenancy(deps.db, actor, params.id)), {
       params: IdParams,
-      response: { 200: TenancySchema, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      response: { 200: TenancyResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read a tenancy' },
     })
     .delete(

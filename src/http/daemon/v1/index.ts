@@ -5,31 +5,11 @@
  * key rotated, and its live connection, holding the old credential, closed with 4003).
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import { CLOSE_CODES } from '../../../daemon/protocol.ts';
+import { CLOSE_CODES, Enrolled, EnrollRequest } from '../../../contract/daemon-protocol.ts';
 import { enrollServer } from '../../../domain/servers/enroll.ts';
 import { clientAddress } from '../../plugins/rate-limit.ts';
 import { errorResponses } from '../../schemas.ts';
-
-const text = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
-
-/** A raw 32-byte X25519 key, unpadded canonical base64url (what generateDaemonKeyPair makes). */
-const PublicKey = v.pipe(
-  v.string(),
-  v.regex(/^[A-Za-z0-9_-]{43}$/, 'must be a 32-byte X25519 public key in unpadded base64url'),
-  v.check((key) => Buffer.from(key, 'base64url').toString('base64url') === key, 'must be canonical base64url'),
-);
-
-const EnrollBody = v.object({
-  token: text(256),
-  hostname: text(255),
-  machineId: text(128),
-  publicKey: PublicKey,
-  keyId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of [A-Za-z0-9_-]')),
-});
-
-const EnrolledSchema = v.object({ serverId: v.string(), credential: v.string() });
 
 export const daemonV1 = (deps: AppDeps) =>
   new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).post(
@@ -44,8 +24,8 @@ export const daemonV1 = (deps: AppDeps) =>
       return { serverId: enrolled.server.id, credential: enrolled.credential };
     },
     {
-      body: EnrollBody,
-      response: { 200: EnrolledSchema, 201: EnrolledSchema, ...errorResponses('unauthenticated', 'machine_is_local', 'validation_failed', 'rate_limited') },
+      body: EnrollRequest,
+      response: { 200: Enrolled, 201: Enrolled, ...errorResponses('unauthenticated', 'machine_is_local', 'validation_failed', 'rate_limited') },
       detail: { summary: 'Enroll a server with a join token (panel daemon join); the credential is shown once' },
     },
   );

@@ -7,23 +7,15 @@
  *                                   and password, organization name -> signed in (Set-Cookie)
  */
 import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
 import { alreadyInstalled, completeInstall, installStatus, isInstalled } from '../../../domain/identity/install.ts';
 import { notFound } from '../../../lib/errors.ts';
-import { DisplayName, Email, OrganizationName, Password, presentUser, UserSchema } from '../../client/v1/auth-schemas.ts';
+import { presentUser } from '../../client/v1/auth-schemas.ts';
+import { SignedUp } from '../../../contract/identity.ts';
+import { InstallRequest, InstallStatus } from '../../../contract/install.ts';
 import { requestMeta } from '../../plugins/rate-limit.ts';
 import { assertCookieWriteOrigin, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
-
-const Proof = v.variant('kind', [
-  v.object({ kind: v.literal('token'), token: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(256, 'must be at most 256 characters')) }),
-  v.object({
-    kind: v.literal('host'),
-    username: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(32, 'must be at most 32 characters')),
-    password: Password,
-  }),
-]);
 
 export const installV1 = (deps: AppDeps) =>
   new Elysia({ prefix: '/api/install/v1', detail: { tags: ['install'] } })
@@ -32,7 +24,7 @@ export const installV1 = (deps: AppDeps) =>
       if (isInstalled(deps.db)) throw alreadyInstalled();
     })
     .get('/status', () => installStatus(), {
-      response: { 200: v.object({ installed: v.boolean(), methods: v.array(v.picklist(['token', 'host'])) }), ...errorResponses('not_found', 'already_installed') },
+      response: { 200: InstallStatus, ...errorResponses('not_found', 'already_installed') },
       detail: { summary: 'Install wizard state and the ways this host can prove access' },
     })
     .post(
@@ -45,15 +37,9 @@ export const installV1 = (deps: AppDeps) =>
         return { user: presentUser(installed.user), organizationId: installed.organization.id };
       },
       {
-        body: v.object({
-          proof: Proof,
-          email: Email,
-          password: Password,
-          organizationName: OrganizationName,
-          displayName: v.optional(DisplayName),
-        }),
+        body: InstallRequest,
         response: {
-          201: v.object({ user: UserSchema, organizationId: v.string() }),
+          201: SignedUp,
           ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'email_in_use', 'already_installed', 'validation_failed', 'rate_limited', 'host_auth_unavailable'),
         },
         detail: { summary: 'Finish the install: the first organization and its superadmin, signed in' },

@@ -54,7 +54,8 @@ CREATE TABLE `server_certificate_authority` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `server_certificate_authority_server_id_unique` ON `server_certificate_authority` (`server_id`);--> statement-breakpoint
-CREATE INDEX `server_certificate_authority_authority_id_index` ON `server_certificate_authority` (`authority_id`);--> statement-breakpoint
+CREATE INDEX `server_certificate_authority_authority_id_index` ON `server_certificate_authority` (`authority_id`);
+--> statement-breakpoint
 CREATE TRIGGER `server_certificate_authority_touch_updated_at` AFTER UPDATE ON `server_certificate_authority` FOR EACH ROW
 WHEN NEW.`updated_at` IS OLD.`updated_at`
 BEGIN

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { CONTAINER_STATES, toContainerState } from './container-state.ts';
+import { toContainerState } from './container-state.ts';
+import { reportedContainerStates } from './enums.ts';
 
 describe('toContainerState', () => {
   // One row per runtime state of the specification's states table: reported as-is.
@@ -20,6 +21,6 @@ describe('toContainerState', () => {
   });
 
   test('a report never carries pending, the hub-only pre-allocation status', () => {
-    expect(CONTAINER_STATES).toEqual(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead', 'unknown']);
+    expect(reportedContainerStates).toEqual(['created', 'running', 'paused', 'restarting', 'removing', 'exited', 'dead', 'unknown']);
   });
 });

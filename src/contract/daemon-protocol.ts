@@ -18,8 +18,28 @@
  * with a failed `result` instead, so one bad command cannot wedge a redelivering hub.
  */
 import * as v from 'valibot';
-import { IngressPayload, IngressState } from '../ingress/payload.ts';
-import { CONTAINER_STATES } from './container-state.ts';
+import { IngressPayload, IngressState } from './ingress.ts';
+import { reportedContainerStates } from './enums.ts';
+
+/** Where a daemon enrolls (POST) and where it connects (WebSocket), relative to the control plane's URL. */
+export const ENROLL_PATH = '/api/daemon/v1/enroll';
+export const DAEMON_WS_PATH = '/ws/daemon/v1';
+
+const enrollText = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
+
+/** `panel daemon join` posts this to ENROLL_PATH. `publicKey` is a raw 32-byte X25519 key in canonical unpadded base64url. */
+export const EnrollRequest = v.object({
+  token: enrollText(256),
+  hostname: enrollText(255),
+  machineId: enrollText(128),
+  // 43 characters carry 258 bits: the last one must leave the 2 spare bits zero to be canonical.
+  publicKey: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, 'must be a 32-byte X25519 public key in canonical unpadded base64url')),
+  keyId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of [A-Za-z0-9_-]')),
+});
+export type EnrollRequest = v.InferInput<typeof EnrollRequest>;
+/** 201 for a new server, 200 when the machine's record was reused (its credential rotated). */
+export const Enrolled = v.object({ serverId: v.pipe(v.string(), v.uuid()), credential: v.pipe(v.string(), v.minLength(1)) });
+export type Enrolled = v.InferOutput<typeof Enrolled>;
 
 /** Largest frame the hub accepts from a daemon, counted in UTF-8 bytes. */
 export const MAX_FRAME_BYTES = 256 * 1024;
@@ -99,7 +119,7 @@ const ReportedContainer = v.object({
   containerId: text(128),
   name: text(255),
   service: v.string(),
-  state: v.picklist(CONTAINER_STATES),
+  state: v.picklist(reportedContainerStates),
   /** Docker's human status, e.g. "Up 3 minutes". */
   status: v.optional(v.string()),
   labels: v.optional(v.record(v.string(), v.string())),
@@ -178,7 +198,7 @@ export class FrameError extends Error {
 /** Parses one received text frame or throws `FrameError` saying why it is refused. */
 export function parseFrame(text: string, maxBytes = MAX_FRAME_BYTES): Frame {
   // A UTF-8 byte is at most one UTF-16 unit and a unit at most 3 bytes: decide cheaply when possible.
-  if (text.length > maxBytes || (text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes)) {
+  if (text.length > maxBytes || (text.length * 3 > maxBytes && utf8Length(text) > maxBytes)) {
     throw new FrameError(CLOSE_CODES.frameTooLarge, `frame exceeds ${maxBytes} bytes`);
   }
   let json: unknown;
@@ -195,10 +215,25 @@ export function parseFrame(text: string, maxBytes = MAX_FRAME_BYTES): Frame {
 /** Serializes a frame; throws `FrameError` when it would exceed what the peer accepts. */
 export function encodeFrame(frame: Frame, maxBytes = MAX_FRAME_BYTES): string {
   const encoded = JSON.stringify(frame);
-  if (Buffer.byteLength(encoded) > maxBytes) {
+  if (utf8Length(encoded) > maxBytes) {
     throw new FrameError(CLOSE_CODES.frameTooLarge, `${frame.type} frame exceeds ${maxBytes} bytes`);
   }
   return encoded;
+}
+
+/** UTF-8 length of a string without Buffer (browser-safe); a lone surrogate counts as U+FFFD (3 bytes). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 /** A close reason must fit in 123 UTF-8 bytes: printable ASCII only, then 123 characters suffice. */

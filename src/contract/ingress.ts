@@ -4,19 +4,17 @@
  * envelopes), the server's own CA (signed by the organization CA) and the organization's ACME
  * settings. Carried by the deploy command of the server's ingress environment; the daemon adds
  * what it observes (container addresses and health) and generates Caddy's configuration from
- * both (caddy-config.ts). Shared by hub and agent; valibot only.
+ * both (src/ingress/caddy-config.ts). Shared by hub and agent; valibot only.
  */
 import * as v from 'valibot';
+import { certificateSources, certificateStatuses, ipScopes } from './enums.ts';
+import { Hostname, Port } from './hostings.ts';
 
-export const BIND_SCOPES = ['public', 'datacenter', 'local'] as const;
-export type BindScope = (typeof BIND_SCOPES)[number];
+export type { IpScope as BindScope } from './enums.ts';
 
 const uuid = v.pipe(v.string(), v.uuid());
 const pem = (max: number) => v.pipe(v.string(), v.minLength(1), v.maxLength(max), v.startsWith('-----BEGIN '));
 const envelope = v.pipe(v.string(), v.regex(/^pndaemon\.v\d+\./, 'must be a pndaemon envelope'), v.maxLength(64 * 1024));
-const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const hostname = v.pipe(v.string(), v.maxLength(253), v.regex(new RegExp(`^(?:\\*\\.)?(?:${DNS_LABEL}\\.)*${DNS_LABEL}$`), 'must be a DNS name'));
-const port = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535));
 
 /** Where a hostname's certificate comes from, as the control plane resolved it. */
 export const TlsSource = v.variant('kind', [
@@ -35,13 +33,13 @@ export type TlsSource = v.InferOutput<typeof TlsSource>;
 export const IngressRoute = v.object({
   hostingId: uuid,
   serviceId: uuid,
-  hostnames: v.pipe(v.array(hostname), v.minLength(1), v.maxLength(100)),
+  hostnames: v.pipe(v.array(Hostname), v.minLength(1), v.maxLength(100)),
   /** Starts with `/`; null (or `/`) routes every path. */
   pathPrefix: v.nullable(v.pipe(v.string(), v.maxLength(1024), v.regex(/^\/[^\s*]*$/, "must start with '/' and hold no '*' or spaces"))),
   /** The container port; null: the one port the container exposes. */
-  targetPort: v.nullable(port),
+  targetPort: v.nullable(Port),
   /** public: everyone; datacenter: private addresses only; local: this server only. */
-  bind: v.picklist(BIND_SCOPES),
+  bind: v.picklist(ipScopes),
   tls: TlsSource,
 });
 export type IngressRoute = v.InferOutput<typeof IngressRoute>;
@@ -78,8 +76,6 @@ export type IngressPayload = v.InferOutput<typeof IngressPayload>;
 export const MAX_STATE_ENTRIES = 500;
 const note = v.nullable(v.pipe(v.string(), v.maxLength(2000)));
 
-export const CERTIFICATE_SOURCES = ['library', 'internal', 'acme', 'none'] as const;
-export const CERTIFICATE_STATUSES = ['pending', 'issued', 'failed'] as const;
 
 /** What a route does on this server (caddy-config.ts RouteState). */
 export const RouteState = v.object({
@@ -94,9 +90,9 @@ export type RouteState = v.InferOutput<typeof RouteState>;
 export const CertificateState = v.object({
   hostingId: uuid,
   hostname,
-  source: v.picklist(CERTIFICATE_SOURCES),
+  source: v.picklist(certificateSources),
   /** Null for plain http. */
-  status: v.nullable(v.picklist(CERTIFICATE_STATUSES)),
+  status: v.nullable(v.picklist(certificateStatuses)),
   /** The ACME error of a failed one, or why the hostname is not served as asked. */
   error: note,
   issuer: v.nullable(v.pipe(v.string(), v.maxLength(1000))),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { CLOSE_CODES, encodeFrame, type Frame, FrameError, MAX_FRAME_BYTES, parseFrame } from './protocol.ts';
+import { CLOSE_CODES, encodeFrame, type Frame, FrameError, MAX_FRAME_BYTES, parseFrame } from './daemon-protocol.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';
 const DEPLOYMENT_ID = '0196a4f2-8e1c-7b3d-9f00-0000000000d1';

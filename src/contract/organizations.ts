@@ -1,0 +1,27 @@
+/** Organizations: the tenant boundary. Created at install or sign-up, never through this resource. */
+import * as v from 'valibot';
+import { EnvironmentName, strict, Text, Timestamps } from './common.ts';
+
+export const Organization = v.object({
+  id: v.string(),
+  name: v.string(),
+  defaultEnvironmentName: v.string(),
+  isRandomizeUsernames: v.boolean(),
+  isDeployHooksEnabled: v.boolean(),
+  isHostAccessAllowed: v.boolean(),
+  ...Timestamps,
+});
+export type Organization = v.InferOutput<typeof Organization>;
+
+export const OrganizationUpdate = strict({
+  name: v.optional(Text(255)),
+  /** Name of the first environment of every new project. */
+  defaultEnvironmentName: v.optional(EnvironmentName),
+  /** New principals get `<username>_<11 random characters>` as their applied username. */
+  isRandomizeUsernames: v.optional(v.boolean()),
+  /** Owners only: lets Compose documents use host access (privileged, host paths, the Docker socket). */
+  isHostAccessAllowed: v.optional(v.boolean()),
+  /** Owners only: allows deploy hooks in service options. */
+  isDeployHooksEnabled: v.optional(v.boolean()),
+});
+export type OrganizationUpdate = v.InferInput<typeof OrganizationUpdate>;
