@@ -18,7 +18,7 @@
  *
  * Nothing is asserted; it prints. Tests never time (ARCHITECTURE.md §7).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEY_RING } from '../../test/harness.ts';
@@ -184,17 +184,20 @@ async function routeAnswering(fleet: FleetLab, state: string): Promise<void> {
     }
 
     // Baseline: the same Caddy, the route's handler swapped for an answer, loaded by hand.
-    const applied = readFileSync(join(state, 'h1/panel/var-lib/ingress/etc/caddy.json'), 'utf8');
+    const ingressProject = readdirSync(join(state, 'h1/panel/var-lib/projects')).find((name) => existsSync(join(state, 'h1/panel/var-lib/projects', name, 'state')))!;
+    const inside = `/var/lib/panel-daemon/projects/${ingressProject}/state`;
+    const outside = join(state, 'h1/panel/var-lib/projects', ingressProject, 'state');
+    const applied = readFileSync(join(outside, 'etc/caddy.json'), 'utf8');
     const baselineSamples: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const config = JSON.parse(applied);
       const route = config.apps.http.servers.https.routes.find((entry: any) => entry.match?.[0]?.host?.includes(HOSTNAME));
       route.handle = [{ handler: 'static_response', body: `base${round}` }];
-      const file = join(state, `h1/panel/var-lib/ingress/bench-${round}.json`);
+      const file = join(outside, `bench-${round}.json`);
       writeFileSync(file, JSON.stringify(config));
       const script = [
         't0=$(date +%s%N)',
-        `curl -fsS --unix-socket /var/lib/panel-daemon/ingress/run/admin.sock -H 'content-type: application/json' --data-binary @/var/lib/panel-daemon/ingress/bench-${round}.json http://panel-ingress/load`,
+        `curl -fsS --unix-socket ${inside}/run/admin.sock -H 'content-type: application/json' --data-binary @${inside}/bench-${round}.json http://panel-ingress/load`,
         `until [ "$(curl -sk --resolve ${HOSTNAME}:443:127.0.0.1 https://${HOSTNAME}/)" = "base${round}" ]; do :; done`,
         't1=$(date +%s%N)',
         'echo $(( (t1 - t0) / 1000 ))',
@@ -202,9 +205,8 @@ async function routeAnswering(fleet: FleetLab, state: string): Promise<void> {
       const result = await daemon.exec(['sh', '-c', script]);
       baselineSamples.push(Number(result.stdout.trim()) / 1000);
     }
-    const restore = join(state, 'h1/panel/var-lib/ingress/bench-restore.json');
-    writeFileSync(restore, applied);
-    await daemon.exec(['sh', '-c', `curl -fsS --unix-socket /var/lib/panel-daemon/ingress/run/admin.sock -H 'content-type: application/json' --data-binary @/var/lib/panel-daemon/ingress/bench-restore.json http://panel-ingress/load`]);
+    writeFileSync(join(outside, 'bench-restore.json'), applied);
+    await daemon.exec(['sh', '-c', `curl -fsS --unix-socket ${inside}/run/admin.sock -H 'content-type: application/json' --data-binary @${inside}/bench-restore.json http://panel-ingress/load`]);
 
     const [ours, base] = [median(panelSamples), median(baselineSamples)];
     console.log(`deploy report to route answering, median of ${ROUNDS} (samples ${panelSamples.map((value) => value.toFixed(0)).join(', ')} ms):`);

@@ -89,7 +89,7 @@ export type RouteState = v.InferOutput<typeof RouteState>;
 /** A hostname's certificate on this server: where it comes from and how far it got. */
 export const CertificateState = v.object({
   hostingId: uuid,
-  hostname,
+  hostname: Hostname,
   source: v.picklist(certificateSources),
   /** Null for plain http. */
   status: v.nullable(v.picklist(certificateStatuses)),

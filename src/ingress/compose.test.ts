@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
 import { parse } from 'yaml';
+import { checkComposePolicy } from '../compose/policy/index.ts';
 import { assertComposeAccepts } from '../domain/deploy/testing.ts';
 import { ingressComposeModel, ingressComposeYaml } from './compose.ts';
 
@@ -23,17 +24,14 @@ test('one Caddy on the host network, its folders from the daemon, capabilities d
     cap_add: ['NET_BIND_SERVICE'],
     security_opt: ['no-new-privileges:true'],
   });
-  expect(caddy.volumes).toEqual([
-    '${PANEL_INGRESS_DIR}/etc:/etc/panel-ingress:ro',
-    '${PANEL_INGRESS_DIR}/run:/run/panel-ingress',
-    '${PANEL_INGRESS_DIR}/data:/data',
-    '${PANEL_INGRESS_DIR}/log:/var/log/panel-ingress',
-  ]);
+  expect(caddy.volumes).toEqual(['./state/etc:/etc/panel-ingress:ro', './state/run:/run/panel-ingress', './state/data:/data', './state/log:/var/log/panel-ingress']);
   expect(caddy.labels).toMatchObject({ 'dev.panel.role': 'ingress', 'dev.panel.service-id': input.serviceId, 'dev.panel.ordinal': '1' });
   expect(caddy.ports).toBeUndefined();
   expect(parse(ingressComposeYaml(input))).toEqual(ingressComposeModel(input));
 });
 
-test('Compose accepts the document once the daemon names the folder', async () => {
-  await assertComposeAccepts([{ name: 'ingress', project: `pn-${input.environmentId}`, yaml: ingressComposeYaml(input), secretNames: [], dotenv: { PANEL_INGRESS_DIR: '/var/lib/panel-daemon/ingress' } }]);
+test('Compose accepts the document; the policy allows it for a platform project only', async () => {
+  await assertComposeAccepts([{ name: 'ingress', project: `pn-${input.environmentId}`, yaml: ingressComposeYaml(input), secretNames: [] }]);
+  checkComposePolicy(ingressComposeModel(input), { hostAccess: false, platform: true, form: 'compiled' });
+  expect(() => checkComposePolicy(ingressComposeModel(input), { hostAccess: false, form: 'compiled' })).toThrow('network_mode');
 });

@@ -5,9 +5,10 @@
  * - Host networking: Caddy binds :80 and :443 itself (no docker-proxy in the path, clients'
  *   own addresses in X-Forwarded-For) and reaches every container at its bridge address, which
  *   only this host can route to; no upstream port is published (docs/DECISIONS.md "Ingress").
- * - Its folders live in the daemon's state (`${PANEL_INGRESS_DIR}`, which the daemon sets in the
- *   project's `.env`): the configuration and certificate files read-only, the admin socket (the
- *   only admin listener: never TCP), Caddy's storage and the certificate log.
+ * - Its folders are relative binds inside its own project folder (`./state`, which the daemon
+ *   keeps across redeploys; the Compose policy's rule for platform projects): the configuration
+ *   and certificate files read-only, the admin socket (the only admin listener: never TCP),
+ *   Caddy's storage and the certificate log.
  * - Every capability dropped but binding low ports; no new privileges.
  * - The entrypoint is named explicitly, so the official image and a local one made from the
  *   caddy binary (the lab's) run alike.
@@ -30,8 +31,8 @@ export const INGRESS_PATHS = {
   certificatesLog: '/var/log/panel-ingress/certificates.log',
 } as const;
 
-/** The `.env` variable naming the host folder the daemon keeps the ingress's files in. */
-export const INGRESS_DIR_VARIABLE = 'PANEL_INGRESS_DIR';
+/** The folder of the ingress's project the daemon keeps across redeploys (relative to it). */
+export const INGRESS_STATE_FOLDER = 'state';
 export const INGRESS_SERVICE = 'caddy';
 
 export interface IngressComposeInput {
@@ -43,7 +44,7 @@ export interface IngressComposeInput {
 }
 
 export function ingressComposeModel(input: IngressComposeInput): JsonObject {
-  const dir = `\${${INGRESS_DIR_VARIABLE}}`;
+  const dir = `./${INGRESS_STATE_FOLDER}`;
   const caddy: JsonObject = {
     image: input.image,
     container_name: uuidContainerName(input.serviceId, 'ingress'),

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDaemonKeyPair, sealForDaemon } from '../../crypto/index.ts';
@@ -127,16 +127,17 @@ describe('deploy', () => {
     expect(upCalls()).toEqual([true, false, true, true, true]);
   });
 
-  test("a platform project's variables are its .env, read by Compose; one that could break a line is refused", async () => {
-    const { runner, calls, projectDir } = await setup();
-    await runner.execute(deployCommand(), { PANEL_INGRESS_DIR: '/var/lib/panel-daemon/ingress' });
-    expect(calls[1]!.files!['.env']).toEqual({ content: 'PANEL_INGRESS_DIR=/var/lib/panel-daemon/ingress\n', mode: 0o600 });
-    expect((await snapshot(projectDir))['.env']!.content).toBe('PANEL_INGRESS_DIR=/var/lib/panel-daemon/ingress\n');
-    const refused = await runner.execute(deployCommand(), { PANEL_INGRESS_DIR: '/x\nEVIL=1' });
-    expect(refused.result).toEqual({ ok: false, error: { code: 'invalid_environment', message: 'cannot write PANEL_INGRESS_DIR to .env' } });
-    const plain = await runner.execute(deployCommand());
-    expect(plain.result.ok).toBe(true);
-    expect((await snapshot(projectDir))['.env']).toBeUndefined();
+  test("a platform project's state folder survives a redeploy; everything else is replaced", async () => {
+    const { runner, projectDir } = await setup();
+    await runner.execute(deployCommand());
+    await mkdir(join(projectDir, 'state', 'data'), { recursive: true });
+    await writeFile(join(projectDir, 'state', 'data', 'kept'), 'certificate');
+    await writeFile(join(projectDir, 'stray'), 'x');
+    await runner.execute(deployCommand(), ['state']);
+    expect(await readFile(join(projectDir, 'state', 'data', 'kept'), 'utf8')).toBe('certificate');
+    expect(existsSync(join(projectDir, 'stray'))).toBe(false);
+    await runner.execute(deployCommand());
+    expect(existsSync(join(projectDir, 'state'))).toBe(false);
   });
 
   test('a redeploy replaces the folder whole: a secret no longer delivered is gone', async () => {

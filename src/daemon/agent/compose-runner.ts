@@ -53,13 +53,13 @@ export class ComposeRunner {
 
   /**
    * Runs one command; commands of one project run one after another, in arrival order.
-   * `dotenv` is written as the project's `.env` (a platform project's own variables, such as
-   * where the ingress keeps its files); user projects never get one.
+   * `keep` names folders of the project that survive a redeploy (a platform project's state,
+   * such as the ingress's certificates); every other file is replaced whole, as for any project.
    */
-  execute(command: CommandFrame, dotenv?: Readonly<Record<string, string>>): Promise<CommandOutcome> {
+  execute(command: CommandFrame, keep: readonly string[] = []): Promise<CommandOutcome> {
     const project = command.payload.project;
     const previous = this.projectQueues.get(project) ?? Promise.resolve();
-    const run = previous.then(() => this.runCommand(command, dotenv));
+    const run = previous.then(() => this.runCommand(command, keep));
     const settled = run.catch(() => undefined);
     this.projectQueues.set(project, settled);
     void settled.then(() => {
@@ -68,7 +68,7 @@ export class ComposeRunner {
     return run;
   }
 
-  private async runCommand(command: CommandFrame, dotenv: Readonly<Record<string, string>> | undefined): Promise<CommandOutcome> {
+  private async runCommand(command: CommandFrame, keep: readonly string[]): Promise<CommandOutcome> {
     const { logger } = this.options;
     const project = command.payload.project;
     logger.info('command started', { commandId: command.id, kind: command.kind, project, deploymentId: command.payload.deploymentId });
@@ -76,7 +76,7 @@ export class ComposeRunner {
     let failure: CommandFailure | undefined;
     try {
       assertProjectName(project);
-      if (command.kind === 'deploy') data = await this.deploy(command.payload, dotenv);
+      if (command.kind === 'deploy') data = await this.deploy(command.payload, keep);
       else if (command.kind === 'stop') data = await this.stop(command.payload);
       else data = await this.destroy(command.payload);
     } catch (error) {
@@ -91,7 +91,7 @@ export class ComposeRunner {
     return { report, result: { ok: true, data: { ...data, containers: report?.containers.length ?? null } } };
   }
 
-  private async deploy(payload: DeployPayload, dotenv: Readonly<Record<string, string>> | undefined): Promise<Record<string, unknown>> {
+  private async deploy(payload: DeployPayload, keep: readonly string[]): Promise<Record<string, unknown>> {
     assertProjectName(payload.project);
     const compose = await this.compose();
     const secrets = this.openSecrets(payload.secrets);
@@ -100,7 +100,6 @@ export class ComposeRunner {
     await rm(staging, { recursive: true, force: true });
     await mkdir(join(staging, SECRETS_DIR), { recursive: true, mode: 0o700 });
     await writeFile(join(staging, COMPOSE_FILE), payload.compose, { mode: 0o600 });
-    if (dotenv) await writeFile(join(staging, '.env'), dotenvText(dotenv), { mode: 0o600 });
     for (const [name, value] of secrets) await writeFile(join(staging, SECRETS_DIR, name), value, { mode: 0o600 });
 
     const config = await this.runCompose(compose, ['-p', payload.project, '-f', COMPOSE_FILE, 'config', '-q'], staging);
@@ -116,6 +115,7 @@ export class ComposeRunner {
     await rm(old, { recursive: true, force: true });
     if (await exists(current)) await rename(current, old);
     await rename(staging, current);
+    for (const folder of keep) if (await exists(join(old, folder))) await rename(join(old, folder), join(current, folder));
     await rm(old, { recursive: true, force: true });
 
     const upArgs = ['-p', payload.project, '-f', COMPOSE_FILE, 'up', '-d', '--remove-orphans', ...(secretsChanged ? ['--force-recreate'] : [])];
@@ -193,16 +193,6 @@ export class ComposeRunner {
     const current = join(this.options.stateDir, 'projects', project);
     return { current, staging: `${current}.staging`, old: `${current}.old` };
   }
-}
-
-/** `KEY=value` lines; values are paths the daemon chose, refused if they could break a line. */
-function dotenvText(variables: Readonly<Record<string, string>>): string {
-  return Object.entries(variables)
-    .map(([key, value]) => {
-      if (!/^[A-Z_][A-Z0-9_]*$/.test(key) || /[\n\r"'$\\]/.test(value)) throw new CommandFailedError('invalid_environment', `cannot write ${key} to .env`);
-      return `${key}=${value}\n`;
-    })
-    .join('');
 }
 
 function assertProjectName(project: string): void {

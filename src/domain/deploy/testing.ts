@@ -15,8 +15,6 @@ export interface CompiledDocument {
   project: string;
   yaml: string;
   secretNames: readonly string[];
-  /** The project's `.env`, when the daemon writes one (platform projects). */
-  dotenv?: Readonly<Record<string, string>>;
 }
 
 export const composeLookup = await findComposeBinary();
@@ -31,7 +29,6 @@ export async function assertComposeAccepts(documents: readonly CompiledDocument[
       const dir = join(root, String(index));
       mkdirSync(join(dir, 'secrets'), { recursive: true });
       writeFileSync(join(dir, 'compose.yaml'), document.yaml);
-      if (document.dotenv) writeFileSync(join(dir, '.env'), Object.entries(document.dotenv).map(([key, value]) => `${key}=${value}\n`).join(''));
       for (const name of document.secretNames) {
         writeFileSync(join(dir, 'secrets', name), '');
         chmodSync(join(dir, 'secrets', name), 0o600);

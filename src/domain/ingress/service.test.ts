@@ -8,7 +8,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { generateDaemonKeyPair, openAsDaemon } from '../../crypto/index.ts';
 import { container, daemonCommand, deployment, environment, ingressCertificate, ingressRoute, project, server, serverCertificateAuthority } from '../../db/schema/index.ts';
-import type { IngressPayload } from '../../ingress/payload.ts';
+import type { IngressPayload } from '../../contract/ingress.ts';
 import { serverCertificate } from '../../../test/certificates.ts';
 import { clientAs } from '../../../test/client.ts';
 import { createTestApp } from '../../../test/harness.ts';

@@ -20,7 +20,7 @@ import { EnvelopeError, type KeyRing, openSecret, sealForDaemon } from '../../cr
 import { composeProjectName, uuidContainerName } from '../../compose/naming.ts';
 import { INGRESS_SERVICE } from '../../ingress/compose.ts';
 import { container, daemonCommand, environment, type Hosting, type Server } from '../../db/schema/index.ts';
-import type { IngressPayload, IngressRoute, TlsSource } from '../../ingress/payload.ts';
+import type { IngressPayload, IngressRoute, TlsSource } from '../../contract/ingress.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { certificateKeyOwner } from '../certificates/service.ts';
@@ -159,7 +159,7 @@ function enqueueIngress(ctx: IngressContext, server: Server, hostings: readonly 
   const queuedCommand = queued ? db.select().from(daemonCommand).where(eq(daemonCommand.deploymentId, queued.id)).get() : undefined;
   if (queued && queuedCommand?.status === 'queued') {
     const command = db.update(daemonCommand).set({ payload: payloadOf(queued.id) }).where(eq(daemonCommand.id, queuedCommand.id)).returning().get()!;
-    return { deployment: queued, command, containers: [] };
+    return { deployment: queued, commands: [command], containers: [] };
   }
   const generation = raiseGeneration(db, rows.environment.id);
   const deployment = insertDeployment(db, { environmentId: rows.environment.id, serverId: server.id, kind: 'deploy', desiredGeneration: generation, status: 'queued' });
@@ -177,5 +177,5 @@ function enqueueIngress(ctx: IngressContext, server: Server, hostings: readonly 
     payload: payloadOf(deployment.id),
     expiresAt: new Date(ctx.clock.now().getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS)),
   });
-  return { deployment, command, containers: [ingressContainer] };
+  return { deployment, commands: [command], containers: [ingressContainer] };
 }

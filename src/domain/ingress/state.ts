@@ -18,7 +18,7 @@ import {
   server,
   service,
 } from '../../db/schema/index.ts';
-import type { CertificateState, IngressRoute, IngressState } from '../../ingress/payload.ts';
+import type { CertificateState, IngressRoute, IngressState } from '../../contract/ingress.ts';
 import { organizationOfService } from '../services/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import { INGRESS_COMPONENT } from './platform.ts';

@@ -22,10 +22,10 @@ import { join } from 'node:path';
 import { PANEL_LABELS } from '../../../compose/naming.ts';
 import { type DaemonIdentity, openAsDaemon } from '../../../crypto/index.ts';
 import { adminConfig, generateCaddyConfig, type GeneratedIngress, type IngressLayout } from '../../../ingress/caddy-config.ts';
-import { INGRESS_DIR_VARIABLE, INGRESS_PATHS } from '../../../ingress/compose.ts';
-import { type CertificateState, type IngressPayload, IngressPayload as IngressPayloadSchema, type IngressState, MAX_STATE_ENTRIES, type RouteState } from '../../../ingress/payload.ts';
+import { INGRESS_PATHS, INGRESS_STATE_FOLDER } from '../../../ingress/compose.ts';
+import { type CertificateState, type IngressPayload, IngressPayload as IngressPayloadSchema, type IngressState, MAX_STATE_ENTRIES, type RouteState } from '../../../contract/ingress.ts';
 import type { Logger } from '../../../lib/logger.ts';
-import type { CommandFrame } from '../../protocol.ts';
+import type { CommandFrame } from '../../../contract/daemon-protocol.ts';
 import type { CommandOutcome, ComposeRunner } from '../compose-runner.ts';
 import { type DockerCli, dockerEnvironment, lastLine } from '../docker-cli.ts';
 import { CaddyAdmin } from './caddy-admin.ts';
@@ -36,7 +36,7 @@ import * as v from 'valibot';
 type DeployCommand = Extract<CommandFrame, { kind: 'deploy' }>;
 
 export interface IngressAgentOptions {
-  /** The daemon's state folder; the ingress keeps its files in `<stateDir>/ingress`. */
+  /** The daemon's state folder; the ingress keeps its files in its project's `state` folder. */
   stateDir: string;
   docker: DockerCli;
   runner: ComposeRunner;
@@ -55,7 +55,7 @@ interface Desired {
   payload: IngressPayload;
 }
 
-const DESIRED_FILE = 'desired.json';
+const DESIRED_FILE = 'ingress.json';
 /** How soon after a burst of container events the agent applies again. */
 const SETTLE_MS = 300;
 /** How often certificates are looked at: while some are pending or failed, and otherwise. */
@@ -70,8 +70,6 @@ export class IngressAgent {
   private chain: Promise<unknown> = Promise.resolve();
   /** The JSON of every entry the hub has, by key: only changes are sent. */
   private readonly sent = new Map<string, string>();
-  private readonly dir: string;
-  private readonly admin: CaddyAdmin;
   private applied: string | null = null;
   private generated: GeneratedIngress | null = null;
   private stopped = false;
@@ -79,15 +77,21 @@ export class IngressAgent {
   private settleTimer: ReturnType<typeof setTimeout> | null = null;
   private checkTimer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly options: IngressAgentOptions) {
-    this.dir = join(options.stateDir, 'ingress');
-    this.admin = new CaddyAdmin(join(this.dir, 'run', 'admin.sock'));
+  constructor(private readonly options: IngressAgentOptions) {}
+
+  /** Where the ingress of `project` keeps its files: its project folder's `state`, bound into Caddy. */
+  private dirOf(project: string): string {
+    return join(this.options.stateDir, 'projects', project, INGRESS_STATE_FOLDER);
+  }
+
+  private get dir(): string {
+    return this.dirOf(this.desired!.project);
   }
 
   /** Picks up what a previous run of the daemon was asked to apply. */
   async restore(): Promise<void> {
     try {
-      const stored = JSON.parse(await readFile(join(this.dir, DESIRED_FILE), 'utf8')) as { project?: unknown; payload?: unknown };
+      const stored = JSON.parse(await readFile(join(this.options.stateDir, DESIRED_FILE), 'utf8')) as { project?: unknown; payload?: unknown };
       const payload = v.safeParse(IngressPayloadSchema, stored.payload);
       if (typeof stored.project === 'string' && payload.success) this.desired = { project: stored.project, payload: payload.output };
       this.applied = await readFile(join(this.dir, 'etc', 'caddy.json'), 'utf8');
@@ -109,12 +113,13 @@ export class IngressAgent {
   /** An ingress deploy: the Caddy project up (with its folders), then the configuration applied. */
   deploy(command: DeployCommand): Promise<CommandOutcome> {
     return this.serial(async () => {
-      const payload = command.payload.ingress!;
-      await this.prepareFolders();
-      const outcome = await this.options.runner.execute(command, { [INGRESS_DIR_VARIABLE]: this.dir });
+      const { project, ingress: payload } = command.payload;
+      if (this.desired?.project !== project) this.applied = null;
+      await this.prepareFolders(this.dirOf(project));
+      const outcome = await this.options.runner.execute(command, [INGRESS_STATE_FOLDER]);
       if (!outcome.result.ok) return outcome;
-      this.desired = { project: command.payload.project, payload };
-      await writeFile(join(this.dir, DESIRED_FILE), JSON.stringify(this.desired), { mode: 0o600 });
+      this.desired = { project, payload: payload! };
+      await writeFile(join(this.options.stateDir, DESIRED_FILE), JSON.stringify(this.desired), { mode: 0o600 });
       try {
         const applied = await this.apply();
         return { ...outcome, result: { ok: true, data: { ...outcome.result.data, ...applied } } };
@@ -143,13 +148,13 @@ export class IngressAgent {
     return this.refresh('reconnected');
   }
 
-  private async prepareFolders(): Promise<void> {
-    for (const folder of ['etc/files', 'run', 'data', 'log']) await mkdir(join(this.dir, folder), { recursive: true, mode: 0o700 });
-    await chmod(this.dir, 0o700);
+  private async prepareFolders(dir: string): Promise<void> {
+    for (const folder of ['etc/files', 'run', 'data', 'log']) await mkdir(join(dir, folder), { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
     // Caddy starts with caddy.json: until the first apply, one that only opens the admin socket.
     if (this.applied === null) {
       const bootstrap = JSON.stringify({ admin: adminConfig(INGRESS_PATHS.adminSocket) });
-      await writeFile(join(this.dir, 'etc', 'caddy.json'), bootstrap, { mode: 0o600 });
+      await writeFile(join(dir, 'etc', 'caddy.json'), bootstrap, { mode: 0o600 });
     }
   }
 
@@ -230,9 +235,10 @@ export class IngressAgent {
     if (validated.exitCode !== 0) {
       throw new ApplyError(`Caddy refused the new configuration (the previous one keeps serving): ${lastLine(validated.stderr.replace(/\n?Error: /, '\n')) || `exit ${validated.exitCode}`}`);
     }
-    if (!(await this.admin.waitUntilUp(this.options.adminTimeoutMs ?? 30_000))) throw new ApplyError("Caddy's admin socket does not answer");
+    const admin = new CaddyAdmin(join(this.dir, 'run', 'admin.sock'));
+    if (!(await admin.waitUntilUp(this.options.adminTimeoutMs ?? 30_000))) throw new ApplyError("Caddy's admin socket does not answer");
     try {
-      await this.admin.load(text);
+      await admin.load(text);
     } catch (error) {
       throw new ApplyError(`Caddy refused the new configuration (the previous one keeps serving): ${(error as Error).message}`);
     }

@@ -12,7 +12,7 @@ import { X509Certificate } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AUTHORITY_ID, type HostnameCertificate } from '../../../ingress/caddy-config.ts';
-import type { CertificateState, LibraryCertificate } from '../../../ingress/payload.ts';
+import type { CertificateState, LibraryCertificate } from '../../../contract/ingress.ts';
 
 interface Held {
   issuer: string;
