@@ -130,7 +130,7 @@ service_start() {
     systemd) systemctl start panel.service ;;
     prefix)
       install -d -m 0700 "$R$RUN_DIR" "$R$LOG_DIR"
-      (umask 077 && : >>"$R$LOG_DIR/panel.log") # it holds the install token
+      (umask 077 && : >>"$R$LOG_DIR/panel.log") # the operator's only (it names paths and addresses)
       (cd / && load_service_env && exec setsid "$R$BIN" serve) </dev/null >>"$R$LOG_DIR/panel.log" 2>&1 9>&- &
       printf '%s\n' "$!" >"$R$PIDFILE" ;;
   esac
@@ -320,7 +320,7 @@ print_next_steps() {
     say "systemd is not running here, so nothing was started. Start the services with:"
     say "  install -d -o panel -g panel -m 0700 $RUN_DIR"
     say "  (set -a; . $INSTALL_ENV; . $ENV_FILE; exec setpriv --reuid=panel --regid=panel --init-groups $BIN serve) &"
-    say "  $BIN daemon run --local --socket $SOCKET --state-dir $DAEMON_STATE &"
+    say "  $BIN daemon run --local --socket $SOCKET --credential-file $DATA_DIR/local-daemon.credential --state-dir $DAEMON_STATE &"
   fi
   if [ -f "$R$token" ] || [ "$MODE" = manual ]; then
     say "Install wizard: $url/install"

@@ -8,7 +8,10 @@ import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
+import { bodyChecker, bodyRefusalOf } from './http/plugins/body-check.ts';
 import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/request.ts';
+import { assignClientAddress } from './http/plugins/client-address.ts';
+import { applySecurityHeaders } from './http/plugins/security-headers.ts';
 import { referenceRoutes } from './http/reference.ts';
 import { daemonSurfaces, surfaces } from './http/surfaces.ts';
 import type { Clock } from './lib/clock.ts';
@@ -37,18 +40,26 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
   let openApiDocument: { routes: number; document: ReturnType<typeof buildOpenApiDocument> } | undefined;
+  const checkBody = bodyChecker(() => app.routes);
   const app = new Elysia({ name: 'panel', normalize: false })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, server, set }) => {
       set.headers['x-request-id'] = assignRequestId(request);
+      assignClientAddress(request, server, config);
+      applySecurityHeaders(set.headers, config);
     })
     .onAfterResponse({ as: 'global' }, ({ request, set }) => {
       // The path only: query strings may carry tokens (OAuth callbacks, invitations).
       logger.info('request', { requestId: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, status: set.status });
     })
-    .onParse({ as: 'global' }, ({ request, contentType }) => parseJsonBody(request, contentType, config.maxBodyBytes))
+    .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
+      const body = await parseJsonBody(request, contentType, config.maxBodyBytes);
+      return body === undefined ? undefined : checkBody(request, route, body);
+    })
     .onError({ as: 'global' }, ({ error, code, request, set }) => {
       const requestId = requestIdOf(request);
-      const { status, headers, body } = toErrorResponse(error, code, requestId, logger);
+      // A body the parser refused failed Elysia's validation on a marker: answer the real refusal.
+      const refusal = code === 'VALIDATION' ? bodyRefusalOf(request) : undefined;
+      const { status, headers, body } = toErrorResponse(refusal ?? error, code, requestId, logger);
       set.status = status;
       Object.assign(set.headers, headers);
       set.headers['x-request-id'] = requestId;

@@ -27,9 +27,19 @@ describe('configuration', () => {
       publicUrl: 'http://127.0.0.1:3000',
       logLevel: 'info',
       maxBodyBytes: 1024 * 1024,
+      trustedProxies: [],
     });
     expect(config.dataDir).toBe(join(process.cwd(), 'data'));
     expect(config.daemonSocket).toBe(join(process.cwd(), 'data', 'daemon.sock'));
+    expect(config.localDaemonCredentialFile).toBe(join(process.cwd(), 'data', 'local-daemon.credential'));
+  });
+
+  test('PANEL_TRUSTED_PROXIES: addresses and CIDR ranges, comma or space separated; anything else is refused', () => {
+    const config = loadConfig({ PANEL_SECRETS: ring, PANEL_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8 fd00::/8  ::1' }, generate);
+    expect(config.trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'fd00::/8', '::1']);
+    for (const bad of ['localhost', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/8/1', '10.0.0.0/x', '*']) {
+      expect(problemsOf({ PANEL_SECRETS: ring, PANEL_TRUSTED_PROXIES: bad })).toEqual([`PANEL_TRUSTED_PROXIES: "${bad}" is not an IP address or CIDR range`]);
+    }
   });
 
   test('every bad value is reported at once, by name', () => {

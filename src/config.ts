@@ -1,5 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { LOCAL_CREDENTIAL_ENV, localCredentialPath } from './daemon/local-credential.ts';
 
 export type Runtime = 'self-hosted' | 'development';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -15,8 +17,12 @@ export interface Config {
   runtime: Runtime;
   isSignupEnabled: boolean;
   daemonSocket: string;
+  /** The local daemon's credential (src/daemon/local-credential.ts); created at first start. */
+  localDaemonCredentialFile: string;
   logLevel: LogLevel;
   maxBodyBytes: number;
+  /** Proxies (IP addresses or CIDR ranges) whose X-Forwarded-For is believed; none by default. */
+  trustedProxies: readonly string[];
   /** External identity providers; each is present only when configured. */
   oauth: OAuthConfig;
   /** The Caddy image every server's ingress runs (the official one unless set). */
@@ -90,6 +96,7 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const logLevel = parseLogLevel(text('PANEL_LOG_LEVEL') ?? 'info', problems);
   const maxBodyBytes = parsePositiveInt('PANEL_MAX_BODY_BYTES', text('PANEL_MAX_BODY_BYTES') ?? String(1024 * 1024), problems);
   const oauth = parseOAuth(text, problems);
+  const trustedProxies = parseTrustedProxies(text('PANEL_TRUSTED_PROXIES'), problems);
   const ingressImage = text('PANEL_INGRESS_IMAGE') ?? DEFAULT_INGRESS_IMAGE;
   if (!IMAGE_REFERENCE.test(ingressImage)) problems.push(`PANEL_INGRESS_IMAGE must be an image reference such as ${DEFAULT_INGRESS_IMAGE}, got "${ingressImage}"`);
 
@@ -98,6 +105,8 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   if (Buffer.byteLength(daemonSocket) > MAX_SOCKET_PATH) {
     problems.push(`PANEL_DAEMON_SOCKET is longer than ${MAX_SOCKET_PATH} bytes: ${daemonSocket}`);
   }
+
+  const localDaemonCredentialFile = resolve(text(LOCAL_CREDENTIAL_ENV) ?? localCredentialPath(dataDir));
 
   let secrets = text('PANEL_SECRETS');
   const secretsFile = text('PANEL_SECRETS_FILE');
@@ -120,8 +129,10 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     runtime,
     isSignupEnabled,
     daemonSocket,
+    localDaemonCredentialFile,
     logLevel,
     maxBodyBytes,
+    trustedProxies,
     oauth,
     ingressImage,
   };
@@ -176,6 +187,22 @@ function parseProviderUrl(name: string, value: string, problems: string[]): stri
   if (url.search || url.hash || url.username || url.password) problems.push(`${name} must not carry a query, fragment or credentials`);
   // Kept as written: an OpenID issuer is compared character for character.
   return value;
+}
+
+/** `10.0.0.5, 192.168.0.0/16, fd00::/8`: addresses or CIDR ranges, comma or space separated. */
+function parseTrustedProxies(value: string | undefined, problems: string[]): string[] {
+  if (value === undefined) return [];
+  const entries = value.split(/[\s,]+/).filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    const prefixValid = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixValid || extra !== undefined) {
+      problems.push(`PANEL_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range`);
+    }
+  }
+  return entries;
 }
 
 function parsePort(value: string, problems: string[]): number {

@@ -6,6 +6,8 @@ import { daemonCommand } from './daemon/agent/cli.ts';
 import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
 import { createDb } from './db/client.ts';
 import { countSealedByKeyId, formatKeyIdCounts, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
+import { allowNewLocalDaemonKey } from './domain/servers/local-key.ts';
+import { DomainError } from './lib/errors.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { backupDatabase, OperationError, restoreDatabase } from './ops/backup.ts';
@@ -24,6 +26,7 @@ usage:
   panel backup <file>               online, consistent copy of the database (safe while serving)
   panel restore <file>              check a backup and put it in place (Panel must be stopped)
   panel secrets status              stored secrets per key id, and whether the key ring opens them
+  panel local-daemon reset-key      let the local daemon's next connection replace its pinned key
   panel version                     print the version
 
 every command takes --log-level debug|info|warn|error (logs are JSON lines on stderr).
@@ -68,6 +71,27 @@ const commands: Record<string, Command> = {
       const counts = countSealedByKeyId(createDb(sqlite));
       process.stdout.write(formatKeyIdCounts(counts, keyring));
       return Object.keys(keyIdsMissingFromRing(counts, keyring)).length === 0 ? 0 : 1;
+    } finally {
+      sqlite.close();
+    }
+  },
+  async 'local-daemon'(args, config, logger) {
+    if (args[0] !== 'reset-key' || args.length !== 1) {
+      process.stderr.write('usage: panel local-daemon reset-key\n');
+      return 2;
+    }
+    process.umask(0o077);
+    const sqlite = openMigratedDatabase(config(), logger());
+    try {
+      const reset = allowNewLocalDaemonKey(createDb(sqlite), new Date());
+      process.stdout.write(
+        `the local daemon's next connection may bring a new key (pinned now: ${reset.pinnedKeyId ?? 'none'}); it still needs the local daemon credential\n`,
+      );
+      return 0;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      process.stderr.write('panel: there is no local server yet; the local daemon pins its key at its first connection\n');
+      return 1;
     } finally {
       sqlite.close();
     }

@@ -8,6 +8,7 @@ import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { DaemonHub } from './daemon/hub.ts';
+import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
@@ -47,10 +48,16 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
+  let localCredential: string;
+  try {
+    localCredential = ensureLocalDaemonCredential(config.localDaemonCredentialFile);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
   const sqlite = openMigratedDatabase(config, logger);
   const db = createDb(sqlite);
   // One hub for both listeners: one view of connected daemons, one change feed.
-  const hub = new DaemonHub({ db, clock: systemClock, logger });
+  const hub = new DaemonHub({ db, clock: systemClock, logger, localCredential });
   const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);
@@ -89,7 +96,13 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   // First boot (self-hosted): the one-time install token goes to <data dir>/install-token (0600).
   announceInstall(deps.db, config, logger);
   hub.start();
-  logger.info('panel serving', { url, publicUrl: config.publicUrl, socket: config.daemonSocket, runtime: config.runtime });
+  logger.info('panel serving', {
+    url,
+    publicUrl: config.publicUrl,
+    socket: config.daemonSocket,
+    localDaemonCredentialFile: config.localDaemonCredentialFile,
+    runtime: config.runtime,
+  });
   return {
     url,
     socketPath: config.daemonSocket,

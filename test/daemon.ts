@@ -3,6 +3,10 @@
  * enrolled server rows with a real X25519 key pair, and a real WebSocket client that collects
  * frames (for tests against Bun.serve on 127.0.0.1:0 or a unix socket).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.ts';
 import { hashToken, newOpaqueToken } from '../src/auth/token.ts';
 import { generateDaemonKeyPair } from '../src/crypto/index.ts';
 import type { HubSocket } from '../src/daemon/hub.ts';
@@ -149,4 +153,30 @@ export function listenOnLoopback(t: TestApp, cleanups: (() => unknown)[]): strin
   const app = t.app.listen({ hostname: '127.0.0.1', port: 0, reusePort: false });
   cleanups.push(() => app.stop(true));
   return `ws://127.0.0.1:${app.server!.port}`;
+}
+
+/**
+ * A second app instance on a unix socket, sharing the test app's deps and hub (like panel serve's
+ * local slot); answers the socket's path. Stopped and removed by the caller's cleanups.
+ */
+export function listenOnUnixSocket(t: TestApp, cleanups: (() => unknown)[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'panel-ws-'));
+  const socketPath = join(dir, 'daemon.sock');
+  const app = buildApp({ ...t.deps, listener: 'unix' }).listen({ unix: socketPath } as never);
+  cleanups.push(async () => {
+    await app.stop(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return socketPath;
+}
+
+/** 101 when a WebSocket upgrade to `url` succeeds (the socket is closed again), else the refusing HTTP status. */
+export async function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  try {
+    const probe = await SocketProbe.open(url, headers);
+    probe.socket.close();
+    return 101;
+  } catch (error) {
+    return Number(/status code: (\d{3})/.exec((error as Error).message)?.[1] ?? 0);
+  }
 }

@@ -3,6 +3,7 @@
  * Nothing is shared between tests.
  */
 import { buildApp } from '../src/app.ts';
+import { newOpaqueToken } from '../src/auth/token.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
 import { DaemonHub } from '../src/daemon/hub.ts';
@@ -14,6 +15,13 @@ import { openMigratedDatabase } from './db.ts';
 /** A fixed, test-only key ring (32 zero-free bytes); never used outside tests. */
 export const TEST_KEY_RING = `test1:${Buffer.alloc(32, 7).toString('base64')}`;
 
+/**
+ * t.request() is an in-process call whose peer is 127.0.0.1 (src/http/plugins/client-address.ts);
+ * with this, that peer is a trusted proxy and X-Forwarded-For names the client, so a test can
+ * speak from many addresses.
+ */
+export const BEHIND_LOCAL_PROXY: Partial<Config> = { trustedProxies: ['127.0.0.1'] };
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ PANEL_SECRETS: TEST_KEY_RING, PANEL_DATA_DIR: '/nonexistent/panel-test' }, () => TEST_KEY_RING);
   return { ...base, ...overrides };
@@ -24,7 +32,8 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const config = testConfig(overrides);
   const clock = new ManualClock();
   const db = createDb(sqlite);
-  const hub = new DaemonHub({ db, clock, logger: silentLogger });
+  const localCredential = newOpaqueToken('pnl');
+  const hub = new DaemonHub({ db, clock, logger: silentLogger, localCredential });
   const deps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock, logger: silentLogger, hub };
   const app = buildApp(deps);
 
@@ -46,7 +55,7 @@ export function createTestApp(overrides: Partial<Config> = {}) {
     return { status: response.status, headers: response.headers, text, json };
   }
 
-  return { app, deps, sqlite, db: deps.db, config, clock, hub, request };
+  return { app, deps, sqlite, db: deps.db, config, clock, hub, localCredential, request };
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;

@@ -8,7 +8,8 @@
  *   the "every table is seeded" test below, so this file learns about it.
  * - `:id` takes the id of the kind its path segment names (`/projects/:id` -> project, kebab-case
  *   and plurals folded: `api-tokens` -> api_token, `tenancies` -> tenancy); `:fooId` names its kind.
- * - Body and query fields named `<kind>Id` (or `<kind>Ids`, arrays) are id slots; every other
+ * - Body and query fields named `<kind>Id` (or `<kind>Ids`, arrays; a role may come first:
+ *   `replacesServerId` is a server) are id slots; every other
  *   required field gets a sample value generated from the route's own valibot schema, and the
  *   request must pass that schema, so it reaches the tenancy check instead of stopping at 422.
  * - Pure variant: every id slot holds A's id -> 404; or 403 where the route refuses the caller
@@ -167,10 +168,14 @@ function kindOfSegment(segment: string, known: Ids): string {
   throw new Error(`no seeded resource kind for path segment "${segment}": seed one in test/tenancy.security.test.ts`);
 }
 
+/** `projectId` -> project; a role before the kind is dropped: `replacesServerId` -> server. */
 function kindOfField(field: string, known: Ids): string {
-  const kind = snake(field.replace(/Ids?$/, ''));
-  if (!known.has(kind)) throw new Error(`no seeded resource kind for field "${field}": seed one in test/tenancy.security.test.ts`);
-  return kind;
+  const words = snake(field.replace(/Ids?$/, '')).split('_');
+  for (let start = 0; start < words.length; start++) {
+    const kind = words.slice(start).join('_');
+    if (known.has(kind)) return kind;
+  }
+  throw new Error(`no seeded resource kind for field "${field}": seed one in test/tenancy.security.test.ts`);
 }
 
 type Schema = v.GenericSchema & { type: string; [key: string]: unknown };

@@ -1,8 +1,8 @@
 /**
  * The install token: proof of host access for the install wizard. `panel serve` creates it on
  * first boot (no organization yet), writes it to <data dir>/install-token with mode 0600 and
- * prints it to its log. The wizard compares it in constant time; it is deleted once the install
- * completes (and at any later boot that finds it lying around).
+ * logs that file's path (never the token). The wizard compares it in constant time; it is
+ * deleted once the install completes (and at any later boot that finds it lying around).
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -67,6 +67,12 @@ export const CLOSE_CODES = {
   helloTimeout: 4008,
   /** Another connection of the same server replaced this one; the agent retries after the longest backoff. */
   replaced: 4009,
+  /**
+   * The local slot: the hello's daemon key is not the one pinned for the local server (or is
+   * missing). The key stays as it was; the agent retries after the longest backoff, so once an
+   * operator allows a new key (`panel local-daemon reset-key`) it reconnects on its own.
+   */
+  localKeyRefused: 4010,
 } as const;
 
 export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
@@ -130,7 +136,8 @@ const CommandFailure = v.object({ code: text(64), message: v.pipe(v.string(), v.
 export const Frame = v.variant('type', [
   /** agent -> hub, first frame. `serverId` is the persisted one (absent before the first welcome
    * of a local daemon). `daemonKey` is sent only by the local daemon, which never enrolls: the hub
-   * records it so it can seal `pndaemon` envelopes to the local slot. Docker versions are null
+   * pins it at the first hello so it can seal `pndaemon` envelopes to the local slot, and refuses
+   * another key until an operator resets the pin. Docker versions are null
    * when the engine or Compose cannot be reached. */
   v.object({
     type: v.literal('hello'),

@@ -55,6 +55,7 @@ export const ERROR_CATALOG = {
   email_in_use: { status: 409, when: 'another account has this e-mail address' },
   account_exists: { status: 409, when: 'an account with this e-mail address exists; sign in to accept' },
   machine_is_local: { status: 409, when: "this machine is the control plane's own host; its daemon uses the local socket and does not enroll" },
+  machine_already_enrolled: { status: 409, when: 'this machine is already enrolled as a server; enrolling it again needs a join token made to replace that server' },
   already_member: { status: 409, when: 'the user is already a member of the organization' },
   last_owner: { status: 409, when: 'the organization would be left without an owner' },
   account_conflict: { status: 409, when: 'this account is already linked to another account at the identity provider' },

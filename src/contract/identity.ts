@@ -51,7 +51,14 @@ export const SessionSummary = v.object({
 });
 export type SessionSummary = v.InferOutput<typeof SessionSummary>;
 
-export const PasswordChange = v.object({ currentPassword: v.optional(Password), newPassword: Password });
+export const PasswordChange = v.object({
+  currentPassword: v.optional(Password),
+  newPassword: Password,
+  revokeApiTokens: v.optional(
+    v.pipe(v.boolean(), v.description('also delete every API token this user created, in every organization (default false: tokens keep working)')),
+  ),
+});
+export type PasswordChange = v.InferInput<typeof PasswordChange>;
 export const CodeRequest = v.object({ code: Code });
 export const TotpEnrolment = v.object({ secret: v.string(), uri: v.string() });
 export type TotpEnrolment = v.InferOutput<typeof TotpEnrolment>;

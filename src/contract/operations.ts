@@ -28,3 +28,10 @@ export const ReencryptReport = v.object({
   resealed: v.number(),
   failed: v.pipe(v.number(), v.description('values that could not be opened with the key ring; left untouched')),
 });
+
+/** POST /api/admin/v1/local-server/reset-key. */
+export const LocalKeyReset = v.object({
+  serverId: v.string(),
+  pinnedKeyId: v.pipe(v.nullable(v.string()), v.description('the key pinned now; the next local daemon hello may replace it')),
+  resetAt: v.string(),
+});

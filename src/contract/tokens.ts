@@ -39,6 +39,9 @@ export const JoinTokenCreate = strict({
       v.maxValue(MAX_JOIN_TOKEN_TTL_SECONDS, `must be at most ${MAX_JOIN_TOKEN_TTL_SECONDS} seconds (7 days)`),
     ),
   ),
+  replacesServerId: v.optional(
+    v.pipe(Uuid, v.description('make the token replace this server: re-enrolling its machine (or enrolling new hardware in its place) needs one')),
+  ),
 });
 export type JoinTokenCreate = v.InferInput<typeof JoinTokenCreate>;
 export const JoinTokenListQuery = ApiTokenListQuery;
@@ -51,6 +54,7 @@ export const JoinToken = v.object({
   usedAt: v.nullable(Timestamp),
   /** The server its enrollment created or re-enrolled. */
   serverId: v.nullable(v.string()),
+  replacesServerId: v.pipe(v.nullable(v.string()), v.description("the server whose record this token's enrollment takes over; null for a new server")),
   ...Timestamps,
 });
 export type JoinToken = v.InferOutput<typeof JoinToken>;

@@ -187,9 +187,10 @@ describe('the local slot', () => {
   test('two local connections collapse to one record; a stale server id in the hello is ignored', () => {
     const t = createTestApp();
     createOwner(t);
-    const a = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine' }));
+    const daemonKey = { keyId: 'dk_local', publicKey: 'A'.repeat(43) };
+    const a = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine', daemonKey }));
     const id = a.socket.framesOf('welcome')[0]!.serverId;
-    const b = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine', serverId: '01900000-0000-7000-8000-000000000000' }));
+    const b = connect(t, { listener: 'unix' }, helloFrame({ hostname: 'panel-host', machineId: 'local-machine', serverId: '01900000-0000-7000-8000-000000000000', daemonKey }));
     expect(b.socket.framesOf('welcome')).toEqual([{ type: 'welcome', serverId: id }]);
     expect(a.socket.closedWith?.code).toBe(CLOSE_CODES.replaced);
     expect(t.db.select().from(server).where(eq(server.isLocal, true)).all()).toHaveLength(1);

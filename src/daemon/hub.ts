@@ -5,8 +5,11 @@
  *
  * - Remote daemons authenticate with their bearer credential BEFORE the upgrade (the route
  *   answers 401 otherwise); the credential decides the server record. The local daemon comes
- *   over the unix socket without one and always maps to the single local record (is_local),
- *   created for the installing organization on its first hello.
+ *   over the unix socket with the local credential (src/daemon/local-credential.ts), also
+ *   checked before the upgrade, and always maps to the single local record (is_local), created
+ *   for the installing organization on its first hello. Its daemon key is pinned on first use:
+ *   a hello with another key is refused (4010) and changes nothing; only an operator's reset
+ *   (src/domain/servers/local-key.ts) lets the next hello bring a new one.
  * - The first frame must be `hello` within helloTimeoutMs (else close 4008). A hello naming
  *   another server id than the credential's is refused (4003). A newer connection of a server
  *   replaces the older one (closed with 4009): one canonical record, never a second row.
@@ -25,6 +28,7 @@
  *   the tick's last_seen_at touches of connected servers are not (a connected server is seen now).
  */
 import type { Db } from '../db/client.ts';
+import { safeEqual } from '../crypto/primitives.ts';
 import type { Server } from '../db/schema/index.ts';
 import { failUndeliverable, openCommandsOf, markDelivered } from '../domain/commands/service.ts';
 import { settleDeployment } from '../domain/deployments/queries.ts';
@@ -35,6 +39,7 @@ import type { Logger } from '../lib/logger.ts';
 import { ChangeFeed } from './hub/feed.ts';
 import { expireCommands, onAck, onIngress, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
 import {
+  checkLocalKey,
   findMachineTwin,
   flagDuplicateMachine,
   markAllDisconnected,
@@ -63,6 +68,8 @@ export interface HubOptions {
   db: Db;
   clock: Clock;
   logger: Logger;
+  /** What the local daemon must present on the unix socket; without one the local slot refuses everyone. */
+  localCredential?: string;
   helloTimeoutMs?: number;
   pingIntervalMs?: number;
   idleTimeoutMs?: number;
@@ -123,6 +130,13 @@ export class DaemonHub {
   /** The server a bearer credential belongs to (checked before the upgrade), else undefined. */
   authenticate(credential: string | null): Server | undefined {
     return credential ? serverForCredential(this.options.db, credential) : undefined;
+  }
+
+  /** Whether a unix-socket upgrade presented the local daemon credential (constant time). */
+  authenticateLocal(credential: string | null): boolean {
+    const expected = this.options.localCredential;
+    const matches = safeEqual(credential ?? '', expected ?? '');
+    return expected !== undefined && credential !== null && matches;
   }
 
   /** A socket was upgraded; it must say hello before anything else. */
@@ -191,6 +205,8 @@ export class DaemonHub {
     const { db, logger } = this.options;
     const resolved = this.resolveServer(connection, hello);
     if (!resolved) return;
+    const recordKey = resolved.isLocal && this.acceptsLocalKey(connection, resolved, hello);
+    if (connection.closed) return;
     const now = this.options.clock.now();
     const flagged = new Set<string>();
     const previous = this.byServer.get(resolved.id);
@@ -217,10 +233,10 @@ export class DaemonHub {
     }
     const server =
       flagged.size === 0
-        ? recordHello(db, resolved, hello, now, !twin)
+        ? recordHello(db, resolved, hello, now, !twin, recordKey)
         : db.transaction((tx) => {
             flagDuplicateMachine(tx, [...flagged], now);
-            return recordHello(tx, resolved, hello, now, !twin);
+            return recordHello(tx, resolved, hello, now, !twin, recordKey);
           });
 
     connection.serverId = server.id;
@@ -232,6 +248,31 @@ export class DaemonHub {
     this.feed.server(server);
     this.send(connection, { type: 'welcome', serverId: server.id });
     this.deliver(connection);
+  }
+
+  /**
+   * The local slot's pinned key: true when the hello's key must be recorded (first use, or after
+   * an operator's reset); a refused key closes the connection (4010) and leaves the row alone.
+   */
+  private acceptsLocalKey(connection: HubConnection, local: Server, hello: HelloFrame): boolean {
+    const check = checkLocalKey(local, hello);
+    if (!check.accepted) {
+      this.options.logger.warn('refused a local daemon whose key is not the pinned one; the key is unchanged', {
+        serverId: local.id,
+        pinnedKeyId: local.daemonKeyId,
+        offeredKeyId: hello.daemonKey?.keyId ?? null,
+      });
+      this.terminate(connection, CLOSE_CODES.localKeyRefused, check.reason);
+      return false;
+    }
+    if (check.record) {
+      this.options.logger.warn(local.publicKey === null ? 'pinned the local daemon key' : 'replaced the local daemon key after an operator reset', {
+        serverId: local.id,
+        previousKeyId: local.daemonKeyId,
+        keyId: hello.daemonKey!.keyId,
+      });
+    }
+    return check.record;
   }
 
   /** The canonical record for this hello, or undefined after closing the connection. */

@@ -104,6 +104,7 @@ const EXPECTED_FOREIGN_KEYS: Record<string, string> = {
   'join_token.organization_id': 'organization CASCADE',
   'join_token.created_by_user_id': 'user CASCADE',
   'join_token.server_id': 'server SET NULL',
+  'join_token.replaces_server_id': 'server CASCADE',
   'daemon_command.server_id': 'server CASCADE',
   'daemon_command.deployment_id': 'deployment CASCADE',
 };

@@ -1,5 +1,6 @@
 import type { ErrorBody } from '../contract/errors.ts';
 import { DomainError } from '../lib/errors.ts';
+import { validationFailure } from './plugins/body-check.ts';
 import type { Logger } from '../lib/logger.ts';
 
 /** Elysia's own error codes, mapped once to the API's stable codes. */
@@ -9,21 +10,6 @@ const FRAMEWORK_ERRORS: Record<string, DomainError> = {
   INVALID_COOKIE_SIGNATURE: new DomainError('unauthenticated', 'invalid session cookie'),
 };
 
-interface ValidationIssuePathItem {
-  key?: unknown;
-}
-
-/** Elysia reports Standard Schema (valibot) issues with a valibot path: keys joined by dots. */
-function validationPath(error: unknown): string | undefined {
-  const issue = (error as { valueError?: { path?: ValidationIssuePathItem[] } }).valueError;
-  const keys = issue?.path?.map((item) => item.key).filter((key) => typeof key === 'string' || typeof key === 'number');
-  return keys && keys.length > 0 ? keys.join('.') : undefined;
-}
-
-function validationMessage(error: unknown): string {
-  const issue = (error as { valueError?: { message?: string } }).valueError;
-  return issue?.message ?? 'request does not match the schema';
-}
 
 export interface ErrorResponse {
   status: number;
@@ -51,10 +37,9 @@ export function toErrorResponse(error: unknown, frameworkCode: string | number |
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (frameworkCode === 'PARSE' && cause instanceof DomainError) error = cause;
 
+  // Elysia reports the first Standard Schema (valibot) issue as `valueError`.
+  if (frameworkCode === 'VALIDATION' && !(error instanceof DomainError)) error = validationFailure((error as { valueError?: Parameters<typeof validationFailure>[0] }).valueError);
   if (error instanceof DomainError) return answerFor(error, requestId);
-  if (frameworkCode === 'VALIDATION') {
-    return answerFor(new DomainError('validation_failed', validationMessage(error), validationPath(error) ?? ''), requestId);
-  }
   const known = typeof frameworkCode === 'string' ? FRAMEWORK_ERRORS[frameworkCode] : undefined;
   if (known) return answerFor(known, requestId);
 

@@ -103,6 +103,29 @@ describe.skipIf(missing !== null)('console account, tags and hostings in Chromiu
     await screenshot(page, 'account');
   }, TIMEOUT);
 
+  test('changing the password offers to revoke the API tokens in the same step, and says which happened', async () => {
+    await page.getByLabel('Token name').fill('nightly backup');
+    await page.getByRole('button', { name: 'Create API token' }).click();
+    const shown = page.getByRole('region', { name: 'New API token nightly backup' });
+    await shown.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByRole('button', { name: 'Revoke API token nightly backup' }).waitFor();
+
+    const password = page.getByRole('region', { name: 'Password' });
+    const revoke = password.getByRole('checkbox', { name: 'Also revoke every API token I created' });
+    expect(await revoke.isChecked()).toBe(false);
+    await password.getByText('A password change does not end API tokens').waitFor();
+    await password.getByLabel('Current password').fill(ADMIN.password);
+    await password.getByLabel('New password').fill('an even better passphrase');
+    await revoke.check();
+    await screenshot(page, 'account-password-with-tokens');
+    await password.getByRole('button', { name: 'Change password' }).click();
+    await password.getByText('Password changed. Your other sessions are signed out and your API tokens revoked.').waitFor();
+    await page.getByText('No API tokens yet.').waitFor();
+    expect(await revoke.isChecked()).toBe(false);
+    ADMIN.password = 'an even better passphrase';
+    await screenshot(page, 'account-password-changed');
+  }, TIMEOUT);
+
   test('creates a tag, applies it to a project, and filters the workspace by it', async () => {
     await page.getByRole('link', { name: 'Tags' }).click();
     await heading(page, 'Tags').waitFor();

@@ -1,6 +1,7 @@
 /**
  * The servers page in headless Chromium against a real Panel from source, kept open while a real
- * daemon process joins with the exact command the page shows (`panel daemon join`), connects
+ * daemon process joins with the exact command the page shows (`panel daemon join`; joining
+ * again needs the command made to replace its server), connects
  * (`panel daemon run`) and is stopped: the row appears, turns connected and then disconnected
  * without a reload (pushed over /ws/client/v1). Then a tag is applied and filtered by, labels are
  * edited (the form opens with the stored ones), the page
@@ -95,6 +96,31 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     // The browser's own locale and time zone format the title.
     expect(await lastSeen.getAttribute('title')).toBe(await page.evaluate((at) => new Date(at).toLocaleString(), exact));
     await screenshot(page, 'servers-live-disconnected');
+  }, TIMEOUT);
+
+  test('the same machine joins again only with a command that replaces its server', async () => {
+    const joinAgain = async () => {
+      const command = (await page.getByLabel('Join command', { exact: true }).textContent())!.trim().split(' ');
+      const joined = Bun.spawnSync([process.execPath, MAIN, 'daemon', 'join', command[3]!, '--token', command[5]!, '--state-dir', daemonState, '--force'], { stdin: 'ignore' });
+      await page.getByRole('button', { name: 'Done' }).click();
+      return joined;
+    };
+    const [stored] = (await apiFromPage<{ data: { id: string; name: string }[] }>(page, 'GET', `/api/client/v1/servers?organizationId=${organizationId}`)).data;
+    const form = page.getByRole('form', { name: 'Create a join command' });
+    expect(await form.getByLabel('The command enrolls').inputValue()).toBe('');
+    await form.getByRole('button', { name: 'Create join command' }).click();
+    const refused = await joinAgain();
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr.toString()).toContain('machine_already_enrolled');
+
+    await form.getByLabel('The command enrolls').selectOption({ label: `Replace ${stored!.name}` });
+    await screenshot(page, 'servers-join-replacing');
+    await form.getByRole('button', { name: 'Create join command' }).click();
+    await page.getByText(`Run this as root on the machine that takes over ${stored!.name}`).waitFor();
+    const replaced = await joinAgain();
+    expect(replaced.exitCode, replaced.stderr.toString()).toBe(0);
+    const after = (await apiFromPage<{ data: { id: string }[] }>(page, 'GET', `/api/client/v1/servers?organizationId=${organizationId}`)).data;
+    expect(after.map((server) => server.id)).toEqual([stored!.id]);
   }, TIMEOUT);
 
   test('a tag applied to the server is shown and filters the list', async () => {

@@ -1,7 +1,9 @@
 /**
  * The whole path on a real Docker engine (../shared/tools/real-docker.sh): `panel serve`, the
  * install, a join token, `panel daemon join` + `panel daemon run` for a remote server and
- * `panel daemon run --local` over the unix socket; a two-service project with a secret and an
+ * `panel daemon run --local` over the unix socket with the local daemon credential; an impostor
+ * on that socket (no credential; a leaked credential with another key pair) refused while the
+ * pinned key stays; a two-service project with a secret and an
  * inherited organization variable deployed to each of them, followed live on /ws/client/v1
  * until both containers run with real ids; the secret read inside with `docker exec`; stop ->
  * exited; destroy -> container_id null. Skipped with a printed reason only when the engine
@@ -12,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
-import { SocketProbe } from '../daemon.ts';
+import { SocketProbe, upgradeStatus } from '../daemon.ts';
 import { TEST_KEY_RING } from '../harness.ts';
 import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
@@ -48,6 +50,8 @@ const url = `http://127.0.0.1:${port}`;
 const dockerEnv = engine.started ? engine.docker.env : {};
 const children: Subprocess[] = [];
 let panel: StartedPanel | undefined;
+const socketPath = join(dataDir, 'daemon.sock');
+const credentialFile = join(dataDir, 'local-daemon.credential');
 
 afterAll(async () => {
   for (const child of children.reverse()) {
@@ -74,7 +78,7 @@ async function run(cmd: string[], env: Record<string, string> = {}) {
 const docker = (...args: string[]) => run(['docker', ...args], dockerEnv);
 
 /** A long-running child whose output is kept for failure messages. */
-function spawnDaemon(args: string[]): () => string {
+function spawnDaemon(args: string[]): { logs: () => string; child: Subprocess } {
   const output: string[] = [];
   const child = Bun.spawn([process.execPath, MAIN, 'daemon', ...args], {
     env: { ...process.env, ...dockerEnv, PANEL_LOG_LEVEL: 'debug' },
@@ -88,7 +92,7 @@ function spawnDaemon(args: string[]): () => string {
       for await (const chunk of stream) output.push(new TextDecoder().decode(chunk));
     })();
   }
-  return () => output.join('');
+  return { logs: () => output.join(''), child };
 }
 
 const api = clientApi;
@@ -146,11 +150,11 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
     const remoteState = join(dataDir, 'remote-daemon');
     const joined = await run([process.execPath, MAIN, 'daemon', 'join', url, '--token', joinToken.json.token, '--state-dir', remoteState], dockerEnv);
     expect(joined.exitCode, joined.stderr).toBe(0);
-    const remoteLogs = spawnDaemon(['run', '--state-dir', remoteState]);
+    const remote = spawnDaemon(['run', '--state-dir', remoteState]);
     // The remote enrolls first: it shares this host's machine id with the local daemon, and the
     // local server's machine may not enroll (409 machine_is_local).
-    const localLogs = spawnDaemon(['run', '--local', '--socket', join(dataDir, 'daemon.sock'), '--state-dir', join(dataDir, 'local-daemon')]);
-    logs = () => `--- panel\n${panel!.logs()}\n--- remote daemon\n${remoteLogs()}\n--- local daemon\n${localLogs()}`;
+    const local = spawnDaemon(['run', '--local', '--socket', socketPath, '--credential-file', credentialFile, '--state-dir', join(dataDir, 'local-daemon')]);
+    logs = () => `--- panel\n${panel!.logs()}\n--- remote daemon\n${remote.logs()}\n--- local daemon\n${local.logs()}`;
 
     const connected = async () => {
       for (let attempt = 0; attempt < 300; attempt++) {
@@ -161,8 +165,8 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
       throw new Error('both daemons did not connect');
     };
     const servers = await within(connected(), 'both daemons connecting', logs);
-    const remote = servers.find((server) => !server.isLocal)!;
-    const local = servers.find((server) => server.isLocal)!;
+    const remoteServer = servers.find((server) => !server.isLocal)!;
+    const localServer = servers.find((server) => server.isLocal)!;
 
     const workspaces = (await api(session, 'GET', `/workspaces?organizationId=${session.organizationId}`)).json.data as { id: string; kind: string }[];
     const workspaceId = workspaces.find((workspace) => workspace.kind === 'user')!.id;
@@ -174,15 +178,39 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
     const production = (await api(session, 'GET', `/environments?projectId=${project.json.id}`)).json.data[0].id as string;
     const staging = await api(session, 'POST', '/environments', { projectId: project.json.id, name: 'staging' });
     expect(staging.status).toBe(201);
-    expect((await api(session, 'PATCH', `/environments/${production}`, { serverId: remote.id })).status).toBe(200);
-    expect((await api(session, 'PATCH', `/environments/${staging.json.id}`, { serverId: local.id })).status).toBe(200);
-    environments.push({ id: production, serverId: remote.id, name: 'remote' }, { id: staging.json.id, serverId: local.id, name: 'local' });
+    expect((await api(session, 'PATCH', `/environments/${production}`, { serverId: remoteServer.id })).status).toBe(200);
+    expect((await api(session, 'PATCH', `/environments/${staging.json.id}`, { serverId: localServer.id })).status).toBe(200);
+    environments.push({ id: production, serverId: remoteServer.id, name: 'remote' }, { id: staging.json.id, serverId: localServer.id, name: 'local' });
 
     feed = await SocketProbe.open(`${url.replace('http', 'ws')}/ws/client/v1`, { cookie: session.cookie, origin: url });
     for (const environment of environments) {
       feed.send({ type: 'subscribe', environmentId: environment.id });
       await feed.next((frame) => frame.type === 'subscribed' && frame.environmentId === environment.id);
     }
+  }, STEP_TIMEOUT_MS);
+
+  test('an impostor on the local socket is refused and the key is unchanged', async () => {
+    const localOf = async () => {
+      const servers = (await api(session, 'GET', `/servers?organizationId=${session.organizationId}`)).json.data as { id: string; isLocal: boolean; status: string; daemonKeyId: string | null }[];
+      return servers.find((server) => server.isLocal)!;
+    };
+    const pinned = await localOf();
+    expect(pinned.daemonKeyId).toMatch(/^dk_/);
+    // Without the local daemon credential: refused before any socket opens.
+    expect(await upgradeStatus(`ws+unix://${socketPath}:/ws/daemon/v1`)).toBe(401);
+    // With a leaked credential: a second, real local daemon with its own key pair is refused
+    // (4010) and keeps retrying; the real one stays connected and the pinned key stays.
+    const impostor = spawnDaemon(['run', '--local', '--socket', socketPath, '--credential-file', credentialFile, '--state-dir', join(dataDir, 'impostor-daemon')]);
+    const refusedKey = async () => {
+      while (!impostor.logs().includes("refused this local daemon's key")) await Bun.sleep(100);
+    };
+    await within(refusedKey(), 'the impostor being refused', () => `${logs()}\n--- impostor\n${impostor.logs()}`);
+    impostor.child.kill('SIGTERM');
+    await impostor.child.exited;
+    expect(panel!.logs()).toContain('refused a local daemon whose key is not the pinned one');
+    const after = await localOf();
+    expect(after).toMatchObject({ id: pinned.id, daemonKeyId: pinned.daemonKeyId, status: 'connected' });
+    // The deploy below proves the secrets still reach the real daemon, sealed to the pinned key.
   }, STEP_TIMEOUT_MS);
 
   test('deploy to the remote and the local server: both containers run with real ids, the secret and the inherited variable are inside', async () => {

@@ -114,6 +114,9 @@ describe('install.sh with systemd (simulated in a mount namespace)', () => {
     expect(statSync(inside('/etc/panel/panel.env')).mode & 0o777).toBe(0o600);
     expect(statSync(inside('/run/panel/daemon.sock')).uid).toBe(panelUid);
     expect(statSync(inside('/run/panel/daemon.sock')).mode & 0o777).toBe(0o600);
+    // The local daemon's credential: made by serve at its first start, for panel and root only.
+    expect(statSync(inside('/var/lib/panel/local-daemon.credential')).uid).toBe(panelUid);
+    expect(statSync(inside('/var/lib/panel/local-daemon.credential')).mode & 0o777).toBe(0o600);
     expect(readFileSync(`/proc/${servePid()}/status`, 'utf8')).toMatch(new RegExp(`^Uid:\\s+${panelUid}\\s`, 'm'));
     expect(calls()).toContain('daemon-reload');
     expect(calls()).toContain('enable --quiet panel.service panel-daemon.service');

@@ -96,7 +96,9 @@ describe('install.sh --prefix', () => {
       expect(serve).toContain(line);
     }
     const daemon = readFileSync(at('etc/systemd/system/panel-daemon.service'), 'utf8');
-    expect(daemon).toContain('ExecStart=/usr/local/bin/panel daemon run --local --socket /run/panel/daemon.sock --state-dir /var/lib/panel-daemon');
+    expect(daemon).toContain(
+      'ExecStart=/usr/local/bin/panel daemon run --local --socket /run/panel/daemon.sock --credential-file /var/lib/panel/local-daemon.credential --state-dir /var/lib/panel-daemon',
+    );
     expect(daemon).not.toMatch(/^User=/m);
     expect(serve + daemon).not.toMatch(/@[A-Z_]+@/);
 
@@ -104,6 +106,7 @@ describe('install.sh --prefix', () => {
     const ready = await fetch(`${url}/api/health/ready`);
     expect(ready.status).toBe(200);
     expect(statSync(at('run/panel/daemon.sock')).mode & 0o777).toBe(0o600);
+    expect(statSync(at('var/lib/panel/local-daemon.credential')).mode & 0o777).toBe(0o600);
     envFile = envFileNow();
   }, TIMEOUT);
 

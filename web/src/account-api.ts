@@ -4,7 +4,7 @@
  * error shape as api.ts.
  */
 import { call, type JsonObject, type Page } from './api.ts';
-import type { AccountSession, Ceremony, OAuthProviders, Passkey, RecoveryCodes, SignedIn as Signed, SignedUp, TotpEnrolment } from '../../src/contract/identity.ts';
+import type { AccountSession, Ceremony, OAuthProviders, Passkey, PasswordChange, RecoveryCodes, SignedIn as Signed, SignedUp, TotpEnrolment } from '../../src/contract/identity.ts';
 import type { Hosting, HostingCreate, HostingOptions, HostingUpdate } from '../../src/contract/hostings.ts';
 import type { Service } from '../../src/contract/services.ts';
 import type { Tag, TagCreate, TagUpdate, TaggableCollection } from '../../src/contract/tags.ts';
@@ -28,7 +28,7 @@ export const accountApi = {
   signUp: (input: { email: string; password: string; organizationName: string; displayName?: string }) =>
     call<SignedUp>('POST', `${V1}/auth/sign-up`, input),
 
-  changePassword: (input: { currentPassword?: string; newPassword: string }) => call<void>('POST', `${V1}/auth/password`, input),
+  changePassword: (input: PasswordChange) => call<void>('POST', `${V1}/auth/password`, input),
   enrolTotp: () => call<TotpEnrolment>('POST', `${V1}/auth/totp/enrol`),
   confirmTotp: (code: string) => call<RecoveryCodes>('POST', `${V1}/auth/totp/confirm`, { code }),
   disableTotp: (code: string) => call<void>('POST', `${V1}/auth/totp/disable`, { code }),

@@ -34,7 +34,9 @@ export const deployApi = {
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
   },
   joinTokens: {
-    create: (organizationId: string) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', { organizationId }),
+    /** With `replacesServerId`, the enrollment takes over that server (how an enrolled machine joins again). */
+    create: (organizationId: string, replacesServerId?: string) =>
+      call<CreatedJoinToken>('POST', 'client/v1/join-tokens', replacesServerId ? { organizationId, replacesServerId } : { organizationId }),
   },
   services: {
     list: (query: { environmentId: string; cursor?: string }) => call<Page<Service>>('GET', 'client/v1/services', undefined, query),

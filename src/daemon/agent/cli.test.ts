@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLOSE_CODES, encodeFrame, type HelloFrame, parseFrame } from '../../contract/daemon-protocol.ts';
+import { ensureLocalDaemonCredential } from '../local-credential.ts';
 import { daemonCommand } from './cli.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';
@@ -93,20 +94,36 @@ describe('daemonCommand', () => {
     ]);
   });
 
-  test('run --local: no credential, announces its key, remembers the welcomed server id, stops on abort', async () => {
+  test('run --local: the credential of PANEL_DATA_DIR, announces its key, remembers the welcomed server id, stops on abort', async () => {
     const stateDir = await tempDir();
+    const dataDir = await tempDir();
+    const credential = ensureLocalDaemonCredential(join(dataDir, 'local-daemon.credential'));
     const socketPath = join(await tempDir(), 'daemon.sock');
     const controller = new AbortController();
     const hub = startHub({ unix: socketPath }, () => controller.abort());
 
-    const ran = capture({ ...NO_DOCKER, PANEL_DAEMON_SOCKET: socketPath, PANEL_DAEMON_STATE_DIR: stateDir, PANEL_LOG_LEVEL: 'error' }, controller.signal);
+    const env = { ...NO_DOCKER, PANEL_DATA_DIR: dataDir, PANEL_DAEMON_SOCKET: socketPath, PANEL_DAEMON_STATE_DIR: stateDir, PANEL_LOG_LEVEL: 'error' };
+    const ran = capture(env, controller.signal);
     expect(await daemonCommand(['run', '--local'], ran.io)).toBe(0);
 
     const localIdentity = JSON.parse(await readFile(join(stateDir, 'local-identity.json'), 'utf8'));
-    expect(hub.authorizations).toEqual([null]);
+    expect(hub.authorizations).toEqual([`Bearer ${credential}`]);
     expect(hub.hellos[0]).not.toHaveProperty('serverId');
     expect(hub.hellos[0]!.daemonKey).toEqual({ keyId: localIdentity.keyId, publicKey: localIdentity.publicKey });
     // The pong proves the welcome (sent before the ping) was handled; run waits for its write.
     expect(localIdentity.serverId).toBe(SERVER_ID);
+  });
+
+  test('run --local refused on upgrade (401) parks with exit 3 and names the credential file, never its content', async () => {
+    const socketPath = join(await tempDir(), 'daemon.sock');
+    const credentialFile = join(await tempDir(), 'elsewhere.credential');
+    const credential = ensureLocalDaemonCredential(credentialFile);
+    const server = Bun.serve({ unix: socketPath, fetch: () => new Response('unauthenticated', { status: 401 }) });
+    cleanups.push(() => server.stop(true));
+
+    const ran = capture({ ...NO_DOCKER, PANEL_DAEMON_SOCKET: socketPath, PANEL_DAEMON_STATE_DIR: await tempDir(), PANEL_LOG_LEVEL: 'error' });
+    expect(await daemonCommand(['run', '--local', '--credential-file', credentialFile], ran.io)).toBe(3);
+    expect(ran.out.stderr).toContain(`${credentialFile} must be the file panel serve uses`);
+    expect(ran.out.stderr).not.toContain(credential);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { LogLevel } from '../../config.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { PANEL_VERSION } from '../../version.ts';
+import { readLocalDaemonCredential, resolveLocalCredentialFile } from '../local-credential.ts';
 import type { HelloFrame } from '../../contract/daemon-protocol.ts';
 import { CommandJournal } from './command-journal.ts';
 import { ComposeRunner } from './compose-runner.ts';
@@ -28,14 +29,19 @@ import {
 
 export const DAEMON_USAGE = `usage:
   panel daemon join <url> --token <token> [--state-dir <dir>] [--force]
-      enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN)
+      enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN);
+      a machine already enrolled joins again (--force) only with a token that replaces its server
   panel daemon run [--state-dir <dir>]
       connect to the control plane joined before and run its deploy, stop and destroy commands
-  panel daemon run --local [--socket <path>] [--state-dir <dir>]
-      the local daemon: connect over the control plane's unix socket, no enrollment
+  panel daemon run --local [--socket <path>] [--credential-file <file>] [--state-dir <dir>]
+      the local daemon: connect over the control plane's unix socket, no enrollment; it proves
+      itself with the credential panel serve keeps in <data dir>/local-daemon.credential
 
-state dir: --state-dir, PANEL_DAEMON_STATE_DIR or /var/lib/panel-daemon
-socket:    --socket, PANEL_DAEMON_SOCKET or /run/panel/daemon.sock
+state dir:       --state-dir, PANEL_DAEMON_STATE_DIR or /var/lib/panel-daemon
+socket:          --socket, PANEL_DAEMON_SOCKET or /run/panel/daemon.sock
+credential file: --credential-file, PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, <PANEL_DATA_DIR or ./data>/
+                 local-daemon.credential (where panel serve keeps it), else install.sh's
+                 /var/lib/panel/local-daemon.credential
 exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential refused (re-join)
 `;
 
@@ -55,7 +61,7 @@ interface ParsedArgs {
   options: Map<string, string | true>;
 }
 
-const VALUE_OPTIONS = new Set(['--token', '--state-dir', '--socket']);
+const VALUE_OPTIONS = new Set(['--token', '--state-dir', '--socket', '--credential-file']);
 const FLAG_OPTIONS = new Set(['--force', '--local', '--help', '-h']);
 
 function parseArgs(args: string[]): ParsedArgs | string {
@@ -127,9 +133,14 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   const logger = createLogger(logLevel(env.PANEL_LOG_LEVEL), (line) => io.stderr(line));
   let identity: AgentIdentity | LocalIdentity;
   let target: HubTarget;
+  const credentialFile = resolveLocalCredentialFile(option(parsed, '--credential-file'), env);
   if (local) {
     identity = await loadOrCreateLocalIdentity(stateDir);
-    target = localHubTarget(option(parsed, '--socket') ?? env.PANEL_DAEMON_SOCKET ?? DEFAULT_DAEMON_SOCKET);
+    target = localHubTarget(option(parsed, '--socket') ?? env.PANEL_DAEMON_SOCKET ?? DEFAULT_DAEMON_SOCKET, async () => {
+      const credential = await readLocalDaemonCredential(credentialFile);
+      if (credential === null) throw new Error(`${credentialFile} does not exist yet (panel serve creates it at its first start)`);
+      return credential;
+    });
   } else {
     const joined = await loadIdentity(stateDir);
     identity = joined;
@@ -159,7 +170,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   const { signal, release } = stopSignal(io.signal);
   let recording: Promise<void> = Promise.resolve();
 
-  logger.info('panel daemon starting', { version: PANEL_VERSION, url: target.url, serverId, stateDir });
+  logger.info('panel daemon starting', { version: PANEL_VERSION, url: target.url, serverId, stateDir, ...(local ? { credentialFile } : {}) });
   connection = new HubConnection({
     target,
     journal,
@@ -186,7 +197,10 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   ingress.stop();
   await recording.catch(() => undefined); // logged by the connection; just never exit mid-write
   if (end.reason === 'parked') {
-    io.stderr(`panel daemon: the control plane refused this daemon's credential (${end.detail}); run "panel daemon join <url> --token <token> --force"\n`);
+    const remedy = local
+      ? `${credentialFile} must be the file panel serve uses (<data dir>/local-daemon.credential or PANEL_LOCAL_DAEMON_CREDENTIAL_FILE); restart this daemon once it is`
+      : 'create a join token that replaces this server, then run "panel daemon join <url> --token <token> --force"';
+    io.stderr(`panel daemon: the control plane refused this daemon's credential (${end.detail}); ${remedy}\n`);
     return EXIT_PARKED;
   }
   return 0;

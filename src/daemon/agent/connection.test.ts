@@ -274,6 +274,15 @@ describe('HubConnection', () => {
     expect(agent.delays).toEqual([MAX_BACKOFF_MS]);
   });
 
+  test('a refused local daemon key (4010) is retried after the longest backoff, never parked', async () => {
+    const { hub, target } = await tcpHub();
+    const agent = startAgent(target);
+    (await hub.connection(0)).socket.close(CLOSE_CODES.localKeyRefused, 'key dk_new is not the pinned dk_old');
+    (await hub.connection(1)).socket.close(CLOSE_CODES.localKeyRefused, 'key dk_new is not the pinned dk_old');
+    await hub.connection(2);
+    expect(agent.delays).toEqual([MAX_BACKOFF_MS, MAX_BACKOFF_MS]);
+  });
+
   test('an invalid command is answered as failed and the connection stays up', async () => {
     const { hub, target } = await tcpHub();
     const agent = startAgent(target);
@@ -329,13 +338,22 @@ describe('HubConnection', () => {
     expect(await side.waitClosed()).toEqual({ code: CLOSE_CODES.normal, reason: 'daemon stopping' });
   });
 
-  test('the local daemon connects over the unix socket without a credential', async () => {
+  test('the local daemon connects over the unix socket with the credential it reads before each attempt', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'panel-daemon-sock-'));
     const hub = startHub({ unix: join(dir, 'daemon.sock') });
     cleanups.push(() => rm(dir, { recursive: true, force: true }), () => hub.server.stop(true));
-    startAgent(localHubTarget(join(dir, 'daemon.sock')));
+    const reads: string[] = [];
+    const agent = startAgent(
+      localHubTarget(join(dir, 'daemon.sock'), async () => {
+        reads.push('read');
+        if (reads.length === 1) throw new Error('the credential file does not exist yet');
+        return 'pnl_local';
+      }),
+    );
     const side = await hub.connection(0);
-    expect(side.authorization).toBeNull();
+    // The first attempt found no credential and waited one backoff instead of connecting without one.
+    expect(agent.delays).toEqual([backoffDelay(0, () => 0.5)]);
+    expect(side.authorization).toBe('Bearer pnl_local');
     expect((await side.waitFrames(1))[0]).toEqual(HELLO);
     side.send(STOP);
     expect((await side.waitFrames(4)).at(-1)).toMatchObject({ type: 'result', id: 'cmd-1', ok: true });

@@ -1,9 +1,10 @@
 /**
- * The agent's connection to the hub: one WebSocket at a time to /ws/daemon/v1 (TCP with a bearer
- * credential, or the local unix socket without one), `hello` as the first frame, then
- * command -> ack -> run -> report -> result, and pong for every ping. When the socket ends the
- * agent reconnects after a jittered exponential backoff of 1-30 s; it parks (stops for good,
- * logging why) when the hub refuses the credential: close code 4003 or HTTP 401/403 on upgrade.
+ * The agent's connection to the hub: one WebSocket at a time to /ws/daemon/v1 (TCP with the
+ * enrolled bearer credential, or the local unix socket with the local daemon credential),
+ * `hello` as the first frame, then command -> ack -> run -> report -> result, and pong for every
+ * ping. When the socket ends the agent reconnects after a jittered exponential backoff of 1-30 s;
+ * it parks (stops for good, logging why) when the hub refuses the credential: close code 4003 or
+ * HTTP 401/403 on upgrade. A local daemon whose key is refused (4010) keeps retrying every 30 s.
  * Randomness and waiting are injected so tests never sleep.
  */
 import type { Logger } from '../../lib/logger.ts';
@@ -38,13 +39,20 @@ export function backoffDelay(attempt: number, random: () => number): number {
   return Math.max(MIN_BACKOFF_MS, Math.round(ceiling / 2 + (random() * ceiling) / 2));
 }
 
-/** Where to connect: `ws(s)://host/ws/daemon/v1` or `ws+unix:///path.sock:/ws/daemon/v1`. */
+/**
+ * Where to connect: `ws(s)://host/ws/daemon/v1` or `ws+unix:///path.sock:/ws/daemon/v1`, with
+ * the bearer credential, or a function that reads it before every attempt (the local daemon's
+ * file; throwing means "not available yet", and the attempt is retried with backoff).
+ */
 export interface HubTarget {
   url: string;
-  credential?: string;
+  credential?: string | (() => Promise<string>);
 }
 
-export const localHubTarget = (socketPath: string): HubTarget => ({ url: `ws+unix://${socketPath}:/ws/daemon/v1` });
+export const localHubTarget = (socketPath: string, credential: HubTarget['credential']): HubTarget => ({
+  url: `ws+unix://${socketPath}:/ws/daemon/v1`,
+  credential,
+});
 
 /** What the connection needs from the rest of the agent. */
 export interface AgentSession {
@@ -114,13 +122,19 @@ export class HubConnection {
       if (this.signal.aborted) break;
       if (end.code === CLOSE_CODES.unauthorized || end.upgradeStatus === 401 || end.upgradeStatus === 403) {
         const detail = end.upgradeStatus ? `HTTP ${end.upgradeStatus} on upgrade` : `close ${end.code} ${end.reason}`.trim();
-        logger.error('the control plane refused this daemon\'s credential; not reconnecting. Run "panel daemon join <url> --token <token> --force" to enroll again', { detail });
+        logger.error('the control plane refused this daemon\'s credential; not reconnecting', { detail });
         return { reason: 'parked', detail };
       }
       if (end.welcomed) attempt = 0;
-      const delay = end.code === CLOSE_CODES.replaced ? MAX_BACKOFF_MS : backoffDelay(attempt++, random);
-      const message = end.code === CLOSE_CODES.replaced ? 'replaced by another connection of this server; is a second daemon running with this identity?' : 'disconnected from the control plane';
-      logger.warn(message, { code: end.code, reason: end.reason, upgradeStatus: end.upgradeStatus, retryInMs: delay });
+      const longest = end.code === CLOSE_CODES.replaced || end.code === CLOSE_CODES.localKeyRefused;
+      const delay = longest ? MAX_BACKOFF_MS : backoffDelay(attempt++, random);
+      const context = { code: end.code, reason: end.reason, upgradeStatus: end.upgradeStatus, retryInMs: delay };
+      if (end.code === CLOSE_CODES.localKeyRefused) {
+        logger.error('the control plane refused this local daemon\'s key: another key is pinned for the local server. If this daemon replaced the old one on purpose, run "panel local-daemon reset-key" where Panel runs', context);
+      } else {
+        const message = end.code === CLOSE_CODES.replaced ? 'replaced by another connection of this server; is a second daemon running with this identity?' : 'disconnected from the control plane';
+        logger.warn(message, context);
+      }
       await sleep(delay, this.signal);
     }
     logger.info('daemon connection stopped');
@@ -130,14 +144,20 @@ export class HubConnection {
   private async connectOnce(): Promise<ConnectionEnd> {
     const { target, session, logger, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, timer = defaultTimer } = this.options;
     let hello: HelloFrame;
+    let credential: string | undefined;
     try {
       hello = await session.hello();
     } catch (error) {
       return { code: 0, reason: `cannot prepare hello: ${(error as Error).message}`, welcomed: false };
     }
+    try {
+      credential = typeof target.credential === 'function' ? await target.credential() : target.credential;
+    } catch (error) {
+      return { code: 0, reason: `no credential: ${(error as Error).message}`, welcomed: false };
+    }
     logger.debug('connecting', { url: target.url });
     return new Promise<ConnectionEnd>((resolve) => {
-      const headers: Record<string, string> = target.credential ? { authorization: `Bearer ${target.credential}` } : {};
+      const headers: Record<string, string> = credential ? { authorization: `Bearer ${credential}` } : {};
       let socket: WebSocket;
       try {
         socket = new BunWebSocket(target.url, { headers });

@@ -2,7 +2,9 @@
  * The agent's identity on disk, in its state directory (default /var/lib/panel-daemon):
  *   identity.json        written by `panel daemon join`: control plane url, server id, bearer
  *                        credential and the X25519 key pair `pndaemon` envelopes are sealed to
- *   local-identity.json  the local daemon's key pair (it never enrolls; see protocol `hello.daemonKey`)
+ *   local-identity.json  the local daemon's key pair (it never enrolls; see protocol `hello.daemonKey`;
+ *                        the control plane pins it at the first hello, so losing this file needs
+ *                        an operator's `panel local-daemon reset-key`)
  *   machine-id           fallback machine id when /etc/machine-id is missing
  * Every file is written atomically with mode 0600: the private key and credential never become
  * readable to other users, not even for an instant.
@@ -43,7 +45,10 @@ const AgentIdentity = v.object({
 });
 export type AgentIdentity = v.InferOutput<typeof AgentIdentity>;
 
-/** The local daemon: no credential (the unix socket is its authentication); server id once welcomed. */
+/**
+ * The local daemon: no enrolled credential (it presents the control plane's local daemon
+ * credential file instead, src/daemon/local-credential.ts); server id once welcomed.
+ */
 const LocalIdentity = v.object({ serverId: v.optional(v.pipe(v.string(), v.uuid())), ...KeyMaterial });
 export type LocalIdentity = v.InferOutput<typeof LocalIdentity>;
 
@@ -102,7 +107,7 @@ export async function joinControlPlane(options: JoinOptions): Promise<AgentIdent
   const url = normalizeControlPlaneUrl(options.url);
   const identityPath = join(options.stateDir, IDENTITY_FILE);
   if (!options.force && (await readOptional(identityPath)) !== null) {
-    throw new IdentityError(`already joined (${identityPath} exists); pass --force to join again`);
+    throw new IdentityError(`already joined (${identityPath} exists); to join again, create a join token that replaces this server and pass --force`);
   }
   const machineId = await readMachineId(options.stateDir, options.machineIdPath);
   const keyPair = generateDaemonKeyPair();

@@ -75,18 +75,38 @@ const connectStatement = (db: Queryable) =>
     .returning()
     .prepare();
 
-/** Marks the record connected and records what the hello said (the local slot also its key). */
-export function recordHello(db: Queryable, row: Server, hello: HelloFrame, now: Date, claimMachineId: boolean): Server {
-  const newKey = row.isLocal && hello.daemonKey && (hello.daemonKey.publicKey !== row.publicKey || hello.daemonKey.keyId !== row.daemonKeyId);
-  if (!newKey && !(row.machineId === null && claimMachineId)) {
+export type LocalKeyCheck = { accepted: true; record: boolean } | { accepted: false; reason: string };
+
+/**
+ * The local slot's daemon key is pinned on first use: the first hello records it, later hellos
+ * must present the same key, unless an operator reset the pin (key_reset_at), which the next
+ * hello consumes whatever key it brings. `record` says whether the row must be written. The
+ * reason is a WebSocket close reason (at most 123 bytes).
+ */
+export function checkLocalKey(row: Server, hello: HelloFrame): LocalKeyCheck {
+  const offered = hello.daemonKey;
+  if (!offered) return { accepted: false, reason: 'the local daemon must present its daemon key' };
+  const same = offered.keyId === row.daemonKeyId && offered.publicKey === row.publicKey;
+  if (row.publicKey === null || row.keyResetAt !== null) return { accepted: true, record: !same || row.keyResetAt !== null };
+  if (same) return { accepted: true, record: false };
+  return { accepted: false, reason: `key ${offered.keyId.slice(0, 32)} is not the pinned ${row.daemonKeyId}; see panel local-daemon reset-key` };
+}
+
+/**
+ * Marks the record connected and records what the hello said: a machine id the record lacks
+ * (`claimMachineId`), and for the local slot the daemon key when checkLocalKey said to.
+ */
+export function recordHello(db: Queryable, row: Server, hello: HelloFrame, now: Date, claimMachineId: boolean, recordKey = false): Server {
+  const claim = row.machineId === null && claimMachineId;
+  if (!recordKey && !claim) {
     // The common reconnect: one prepared statement.
     return preparedOnce(db, connectStatement).get({ id: row.id, now: now.getTime(), hostname: hello.hostname })!;
   }
-  const local = row.isLocal && hello.daemonKey ? { publicKey: hello.daemonKey.publicKey, daemonKeyId: hello.daemonKey.keyId } : {};
-  const machine = row.machineId === null && claimMachineId ? { machineId: hello.machineId } : {};
+  const key = recordKey && hello.daemonKey ? { publicKey: hello.daemonKey.publicKey, daemonKeyId: hello.daemonKey.keyId, keyResetAt: null } : {};
+  const machine = claim ? { machineId: hello.machineId } : {};
   return db
     .update(server)
-    .set({ status: 'connected', lastSeenAt: now, hostname: hello.hostname, ...local, ...machine })
+    .set({ status: 'connected', lastSeenAt: now, hostname: hello.hostname, ...key, ...machine })
     .where(eq(server.id, row.id))
     .returning()
     .get()!;

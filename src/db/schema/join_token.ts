@@ -2,7 +2,9 @@
  * join_token — lets one daemon enroll into an organization (`panel daemon join <url> --token T`).
  * Created by organization admins; the token is shown once and only its SHA-256 is stored. It
  * expires (default 1 h, at most 7 days), is single-use (used_at is set by the enrollment that
- * spends it, naming the server it enrolled) and is revoked by deleting the row.
+ * spends it, naming the server it enrolled) and is revoked by deleting the row. A token made to
+ * replace a server (`replaces_server_id`) is the only way a machine already enrolled enrolls
+ * again: its enrollment takes over that server's record. It dies with that server.
  */
 import { index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { id, timestampMs, timestamps, uuidV7Check } from './columns.ts';
@@ -27,6 +29,8 @@ export const joinToken = sqliteTable(
     usedAt: timestampMs('used_at'),
     /** The server that enrollment created or re-enrolled; cleared if the server is deleted. */
     serverId: text('server_id').references(() => server.id, { onDelete: 'set null' }),
+    /** Set when the token was made to replace this server: its enrollment takes over the record. */
+    replacesServerId: text('replaces_server_id').references(() => server.id, { onDelete: 'cascade' }),
     ...timestamps(),
   },
   (t) => [
@@ -35,6 +39,7 @@ export const joinToken = sqliteTable(
     index('join_token_organization_id_id_index').on(t.organizationId, t.id),
     index('join_token_created_by_user_id_index').on(t.createdByUserId),
     index('join_token_server_id_index').on(t.serverId),
+    index('join_token_replaces_server_id_index').on(t.replacesServerId),
   ],
 );
 

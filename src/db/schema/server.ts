@@ -31,6 +31,11 @@ export const server = sqliteTable(
     publicKey: text('public_key'),
     /** Names the daemon key pair `public_key` belongs to (the `<keyId>` field of pndaemon envelopes). */
     daemonKeyId: text('daemon_key_id'),
+    /**
+     * The local server only: set by an operator (`panel local-daemon reset-key`, or the admin
+     * API) to let the next local hello replace the pinned daemon key; cleared by that hello.
+     */
+    keyResetAt: timestampMs('key_reset_at'),
     /** Hash of the daemon's bearer credential; null before enrollment completes. */
     credentialHash: text('credential_hash'),
     /** Set when the hub saw two machines present this record's identity (never merged silently). */

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { hashPassword, verifyPassword } from '../../auth/password.ts';
 import { RECENT_SIGN_IN_MS } from '../../contract/identity.ts';
 import type { Db } from '../../db/client.ts';
-import { type MembershipRole, session, user } from '../../db/schema/index.ts';
+import { apiToken, type MembershipRole, session, user } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DomainError, notFound, validationFailed } from '../../lib/errors.ts';
 import type { Actor } from '../actor.ts';
@@ -111,12 +111,14 @@ export function accountSummary(db: Db, actor: Actor) {
  * against the sign-in limits; setting a first password proves nothing, so it needs a recent
  * sign-in instead. Every session of the user is revoked, the current one included,
  * and a fresh session is returned: a thief holding any old cookie is out, and the caller's own
- * token changes too (nothing captured before the change stays valid).
+ * token changes too (nothing captured before the change stays valid). API tokens are separate
+ * credentials that automation holds, so they survive unless `revokeApiTokens` asks, in the same
+ * step, to delete every token the user created (in every organization).
  */
 export async function changePassword(
   ctx: IdentityContext,
   actor: Actor,
-  input: { currentPassword?: string; newPassword: string },
+  input: { currentPassword?: string; newPassword: string; revokeApiTokens?: boolean },
   meta: RequestMeta,
 ) {
   requireSessionActor(actor);
@@ -137,8 +139,11 @@ export async function changePassword(
     throw validationFailed('the new password must differ from the current one', 'newPassword');
   }
   const passwordHash = await hashPassword(input.newPassword);
-  ctx.db.update(user).set({ passwordHash }).where(eq(user.id, me.id)).run();
-  revokeAllSessions(ctx.db, me.id);
+  ctx.db.transaction((tx) => {
+    tx.update(user).set({ passwordHash }).where(eq(user.id, me.id)).run();
+    revokeAllSessions(tx, me.id);
+    if (input.revokeApiTokens) tx.delete(apiToken).where(eq(apiToken.userId, me.id)).run();
+  });
   return startSession(ctx, { ...me, passwordHash }, meta);
 }
 

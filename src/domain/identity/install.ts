@@ -94,7 +94,7 @@ export function announceInstall(db: Db, config: Config, logger: Logger): void {
     discardInstallToken(config.dataDir);
     return;
   }
-  const { token, file } = ensureInstallToken(config.dataDir);
-  // The token is printed on purpose (the operator copies it from the log); it dies at install.
-  logger.info(`install wizard: open ${config.publicUrl}/install and enter the install token ${token}`, { file });
+  const { file } = ensureInstallToken(config.dataDir);
+  // The path only: logs travel further than the data dir (journals, collectors, support tickets).
+  logger.info(`install wizard: open ${config.publicUrl}/install and enter the install token kept in ${file}`, { file });
 }

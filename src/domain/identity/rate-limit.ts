@@ -8,6 +8,14 @@
  * made while limited tells the caller nothing. Successes do not clear a bucket: the victim's own
  * sign-in would otherwise reset the attacker's budget, breaking "at most N failures per account
  * per window".
+ *
+ * Passwords and passkeys also back off per account and address, and their account-wide bucket
+ * refuses only addresses that failed on that account within its window: failures from elsewhere
+ * must not lock the owner out (issue 13 M1: 100 failed sign-ins from anywhere used to refuse the
+ * owner's right password for an hour). Once an account's bucket is full, each address that has
+ * not failed on it gets one attempt per window, and the per-address buckets bound the rest.
+ * Six-digit codes keep a strict account-wide bucket: they are far easier to guess, and whoever
+ * fails them already holds the password.
  */
 import { and, asc, count, eq, gt, lte } from 'drizzle-orm';
 import { hashToken } from '../../auth/token.ts';
@@ -27,15 +35,23 @@ export interface RatePolicy {
 
 export type AttemptKind = 'sign-in' | 'second-factor' | 'passkey' | 'install';
 
+interface KindPolicies {
+  address: RatePolicy;
+  account?: RatePolicy;
+  /** With one, the account bucket refuses only addresses that failed on the account (see above). */
+  accountAddress?: RatePolicy;
+}
+
 /**
  * Per account: at most 100 failed sign-ins an hour (the issue's ceiling), and a tighter 10 per
- * 15 minutes for six-digit codes, which are far easier to guess than passwords. Per address:
- * 50 failures per 15 minutes (room for an office behind one NAT, far too few for spraying);
- * install proofs (the host-account password) 10 per 15 minutes.
+ * 15 minutes for six-digit codes, which are far easier to guess than passwords. Per account and
+ * address: 10 per 15 minutes. Per address: 50 failures per 15 minutes (room for an office behind
+ * one NAT, far too few for spraying); install proofs (the host-account password) 10 per 15 minutes.
  */
-export const ATTEMPT_POLICIES: Readonly<Record<AttemptKind, { account?: RatePolicy; address: RatePolicy }>> = {
+export const ATTEMPT_POLICIES: Readonly<Record<AttemptKind, KindPolicies>> = {
   'sign-in': {
     account: { name: 'sign-in:account', limit: 100, windowMs: HOUR_MS },
+    accountAddress: { name: 'sign-in:account-address', limit: 10, windowMs: 15 * MINUTE_MS },
     address: { name: 'sign-in:address', limit: 50, windowMs: 15 * MINUTE_MS },
   },
   'second-factor': {
@@ -44,6 +60,7 @@ export const ATTEMPT_POLICIES: Readonly<Record<AttemptKind, { account?: RatePoli
   },
   passkey: {
     account: { name: 'passkey:account', limit: 100, windowMs: HOUR_MS },
+    accountAddress: { name: 'passkey:account-address', limit: 10, windowMs: 15 * MINUTE_MS },
     address: { name: 'passkey:address', limit: 50, windowMs: 15 * MINUTE_MS },
   },
   install: {
@@ -52,7 +69,7 @@ export const ATTEMPT_POLICIES: Readonly<Record<AttemptKind, { account?: RatePoli
 };
 
 const LONGEST_WINDOW_MS = Math.max(
-  ...Object.values(ATTEMPT_POLICIES).flatMap((p) => [p.address.windowMs, p.account?.windowMs ?? 0]),
+  ...Object.values(ATTEMPT_POLICIES).flatMap((p) => [p.address.windowMs, p.account?.windowMs ?? 0, p.accountAddress?.windowMs ?? 0]),
 );
 
 /** 429 with the seconds until the fullest bucket frees a slot (the mapper sends Retry-After). */
@@ -63,6 +80,8 @@ export interface Bucket {
   readonly policy: RatePolicy;
   /** Already-safe subject: an account id or hash, or a client address. */
   readonly subject: string;
+  /** When full, this bucket refuses only callers whose own bucket here failed within its window. */
+  readonly refusesOnlyAfterFailureIn?: Bucket;
 }
 
 /** An e-mail as an account subject: hashed, so the table holds no addresses. */
@@ -72,8 +91,10 @@ export const emailSubject = (normalizedEmail: string) => `email:${hashToken(norm
 export function attemptBuckets(kind: AttemptKind, who: { account?: string; address: string }): Bucket[] {
   const policies = ATTEMPT_POLICIES[kind];
   const buckets: Bucket[] = [{ policy: policies.address, subject: who.address }];
-  if (policies.account && who.account !== undefined) buckets.push({ policy: policies.account, subject: who.account });
-  return buckets;
+  if (!policies.account || who.account === undefined) return buckets;
+  if (!policies.accountAddress) return [...buckets, { policy: policies.account, subject: who.account }];
+  const pair: Bucket = { policy: policies.accountAddress, subject: `${who.account}|${who.address}` };
+  return [...buckets, pair, { policy: policies.account, subject: who.account, refusesOnlyAfterFailureIn: pair }];
 }
 
 const keyOf = (bucket: Bucket) => `${bucket.policy.name}:${bucket.subject}`.slice(0, 512);
@@ -84,14 +105,21 @@ export class AttemptLimiter {
     private readonly clock: Clock,
   ) {}
 
-  /** Seconds until the bucket accepts another failure; 0 when it is not full. */
+  private failuresSince(bucket: Bucket, since: Date): number {
+    const inWindow = and(eq(rateLimit.key, keyOf(bucket)), gt(rateLimit.failedAt, since));
+    return this.db.select({ n: count() }).from(rateLimit).where(inWindow).get()?.n ?? 0;
+  }
+
+  /** Seconds until the bucket accepts this caller's next attempt; 0 when it is not refused. */
   retryAfterSeconds(bucket: Bucket): number {
     const now = this.clock.now().getTime();
     const key = keyOf(bucket);
     const since = new Date(now - bucket.policy.windowMs);
     const inWindow = and(eq(rateLimit.key, key), gt(rateLimit.failedAt, since));
-    const failures = this.db.select({ n: count() }).from(rateLimit).where(inWindow).get()?.n ?? 0;
+    const failures = this.failuresSince(bucket, since);
     if (failures < bucket.policy.limit) return 0;
+    const gate = bucket.refusesOnlyAfterFailureIn;
+    if (gate && this.failuresSince(gate, since) === 0) return 0;
     // The bucket has room again once enough of its oldest failures have left the window.
     const freeing = this.db
       .select({ at: rateLimit.failedAt })

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.ts';
 import { session } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
+import type { Queryable } from '../shared/database.ts';
 import { SESSION_LIFETIME_MS } from './resolve.ts';
 
 /** A new session (a new token at every sign-in: no fixation). Returns the token, shown once. */
@@ -32,7 +33,7 @@ export function revokeSession(db: Db, sessionId: string): void {
   db.delete(session).where(eq(session.id, sessionId)).run();
 }
 
-export function revokeAllSessions(db: Db, userId: string): void {
+export function revokeAllSessions(db: Queryable, userId: string): void {
   db.delete(session).where(eq(session.userId, userId)).run();
 }
 

@@ -38,11 +38,20 @@ export function createInvitation(ctx: IdentityContext, actor: Actor, input: { or
   const email = normalizeEmail(input.email);
   if (isMember(ctx.db, input.organizationId, email)) throw alreadyMember();
   const token = newOpaqueToken('pninv');
+  const now = ctx.clock.now();
   const row = ctx.db.transaction((tx) => {
-    // One pending invitation per address and organization: a new one replaces the old.
-    tx.delete(invitation)
-      .where(and(eq(invitation.organizationId, input.organizationId), eq(invitation.email, email), isNull(invitation.acceptedAt)))
-      .run();
+    // One pending invitation per address and organization: a new one replaces the old, which is
+    // revoking it, so it needs the role revoking does (an admin cannot turn a pending owner
+    // invitation into a member one). An expired one grants nothing and is simply replaced.
+    const pending = and(eq(invitation.organizationId, input.organizationId), eq(invitation.email, email), isNull(invitation.acceptedAt));
+    const outranking = tx
+      .select({ role: invitation.role, expiresAt: invitation.expiresAt })
+      .from(invitation)
+      .where(pending)
+      .all()
+      .find((live) => live.expiresAt.getTime() > now.getTime() && !hasRole(inviterRole, live.role));
+    if (outranking) throw forbidden(`a pending invitation for ${outranking.role} can only be replaced by someone with that role`);
+    tx.delete(invitation).where(pending).run();
     return tx
       .insert(invitation)
       .values({
@@ -51,7 +60,7 @@ export function createInvitation(ctx: IdentityContext, actor: Actor, input: { or
         role: input.role,
         invitedByUserId: actor.userId,
         tokenHash: hashToken(token),
-        expiresAt: new Date(ctx.clock.now().getTime() + INVITATION_LIFETIME_MS),
+        expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
       })
       .returning()
       .get();

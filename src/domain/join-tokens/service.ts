@@ -3,14 +3,16 @@
  * Organization admins create them; the token is shown once (with the exact
  * `panel daemon join <publicUrl> --token <T>` command) and only its SHA-256 is stored. A token
  * expires (default 1 hour, at most 7 days), is spent by the first enrollment that presents it
- * (single-use: a leaked, already used token enrolls nothing) and is revoked by deleting it.
+ * (single-use: a leaked, already used token enrolls nothing) and is revoked by deleting it. A
+ * machine already enrolled enrolls again only with a token made to replace its server.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { hashToken, newOpaqueToken } from '../../auth/token.ts';
 import { type JoinToken, joinToken } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { notFound } from '../../lib/errors.ts';
+import { DomainError, notFound } from '../../lib/errors.ts';
 import { type Actor, authorize } from '../actor.ts';
+import { requireServerOf } from '../servers/service.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
 import { DEFAULT_JOIN_TOKEN_TTL_SECONDS, MAX_JOIN_TOKEN_TTL_SECONDS } from '../../contract/tokens.ts';
@@ -31,10 +33,15 @@ export interface CreateJoinTokenInput {
   organizationId: string;
   /** Lifetime in seconds, 60 .. 7 days; default 1 hour. */
   expiresInSeconds?: number;
+  /** A server of the organization whose record the enrollment takes over (see enroll.ts). */
+  replacesServerId?: string;
 }
 
 export function createJoinToken(db: Queryable, clock: Clock, actor: Actor, input: CreateJoinTokenInput): { row: JoinToken; token: string } {
   authorize(actor, input.organizationId, 'write', 'organization');
+  if (input.replacesServerId !== undefined && requireServerOf(db, input.organizationId, input.replacesServerId).isLocal) {
+    throw new DomainError('machine_is_local', "the local server's daemon connects over the unix socket and never enrolls; no token can replace it", 'replacesServerId');
+  }
   const ttl = Math.min(input.expiresInSeconds ?? DEFAULT_JOIN_TOKEN_TTL_SECONDS, MAX_JOIN_TOKEN_TTL_SECONDS);
   const token = newOpaqueToken(JOIN_TOKEN_PREFIX);
   const row = db
@@ -44,6 +51,7 @@ export function createJoinToken(db: Queryable, clock: Clock, actor: Actor, input
       createdByUserId: actor.userId,
       tokenHash: hashToken(token),
       expiresAt: new Date(clock.now().getTime() + ttl * 1000),
+      replacesServerId: input.replacesServerId ?? null,
     })
     .returning()
     .get();

@@ -5,9 +5,13 @@
  *
  * - The token is single-use: spending it is a compare-and-set, inside the same transaction that
  *   writes the server, so a failed enrollment leaves the token unspent.
- * - The same machine enrolling again into the same organization (same machine_id) gets its
- *   existing server record back with a new credential and key: the old credential stops working
- *   at once, and containers, pins and history stay attached to the one record.
+ * - A machine already enrolled in the organization (same machine_id) enrolls again only with a
+ *   token made to replace that server (join_token.replaces_server_id), else 409
+ *   machine_already_enrolled and the token stays unspent: a machine id is visible to every member,
+ *   so an ordinary token plus a machine id must not take over a server. A replacing token gives
+ *   its server's record to whichever machine enrolls with it (the same machine with a new key, or
+ *   new hardware, whose machine id it takes), with a new credential and key: the old credential
+ *   stops working at once, and containers, pins and history stay attached to the one record.
  * - The local server's machine (the control plane's own host) does not enroll: its record is the
  *   local slot, served over the unix socket; 409 machine_is_local, the token stays unspent.
  * - Failures are counted per client address (src/domain/identity/rate-limit.ts); a full bucket
@@ -41,7 +45,7 @@ export interface EnrollInput {
 export interface Enrolled {
   server: Server;
   credential: string;
-  /** True when an existing record of this machine was reused (its old credential is now dead). */
+  /** True when the token replaced an existing record (its old credential is now dead). */
   reenrolled: boolean;
 }
 
@@ -54,6 +58,24 @@ export const machineIsLocal = () =>
     'machine_is_local',
     "this machine is the control plane's local server; its daemon connects over the unix socket (panel daemon run --local) and does not enroll",
   );
+
+export const machineAlreadyEnrolled = (enrolled: Server) =>
+  new DomainError(
+    'machine_already_enrolled',
+    `this machine is already enrolled as server "${enrolled.name}" (${enrolled.id}); to enroll it again, create a join token that replaces that server`,
+  );
+
+/**
+ * The record an enrollment writes: the one its token replaces, else none (a new server). Refuses
+ * a machine that another record of the organization holds, and the local server's machine.
+ */
+function recordToReplace(tx: Queryable, organizationId: string, replacesServerId: string | null, machineId: string): Server | undefined {
+  const holder = tx.select().from(server).where(and(eq(server.organizationId, organizationId), eq(server.machineId, machineId))).get();
+  if (holder?.isLocal) throw machineIsLocal();
+  if (holder && holder.id !== replacesServerId) throw machineAlreadyEnrolled(holder);
+  // The foreign key deletes a replacing token with its server, so a live one names a live record.
+  return replacesServerId === null ? undefined : tx.select().from(server).where(eq(server.id, replacesServerId)).get();
+}
 
 export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: string): Enrolled {
   const limiter = new AttemptLimiter(db, clock);
@@ -74,14 +96,9 @@ export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: 
       daemonKeyId: input.keyId,
       credentialHash: hashToken(credential),
     };
-    const existing = tx
-      .select()
-      .from(server)
-      .where(and(eq(server.organizationId, token.organizationId), eq(server.machineId, input.machineId)))
-      .get();
-    if (existing?.isLocal) throw machineIsLocal();
+    const existing = recordToReplace(tx, token.organizationId, token.replacesServerId, input.machineId);
     const row = existing
-      ? tx.update(server).set(identity).where(eq(server.id, existing.id)).returning().get()!
+      ? tx.update(server).set({ ...identity, machineId: input.machineId }).where(eq(server.id, existing.id)).returning().get()!
       : tx
           .insert(server)
           .values({ organizationId: token.organizationId, name: input.hostname.slice(0, 255), machineId: input.machineId, ...identity })

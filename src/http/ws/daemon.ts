@@ -3,9 +3,10 @@
  *
  * - TCP listener: `Authorization: Bearer <daemon credential>` is checked BEFORE the upgrade; an
  *   unknown, rotated or missing credential answers 401 and no socket is opened.
- * - Unix-socket listener (the local slot, mode 0600): no credential; the hub maps the connection
- *   to the local server record. Which listener an app instance serves comes from its deps
- *   (`listener`), never from anything the request says.
+ * - Unix-socket listener (the local slot, mode 0600): `Authorization: Bearer <local daemon
+ *   credential>` (src/daemon/local-credential.ts), checked before the upgrade like the TCP one;
+ *   the hub maps the connection to the local server record. Which listener an app instance
+ *   serves comes from its deps (`listener`), never from anything the request says.
  *
  * Elysia JSON-parses text messages before its `message` hook runs; the hub must see the exact
  * text (the frame size limit is counted in bytes of the original), so `open` installs the hub's
@@ -28,8 +29,12 @@ interface RawHandlers {
 }
 
 /** The claim of an upgrade, or a 401 before any socket exists. */
-export function daemonClaimOf(deps: Pick<AppDeps, 'hub' | 'listener'>, request: Request): HubClaim {
-  if (deps.listener === 'unix') return { listener: 'unix' };
+export function daemonClaimOf(deps: Pick<AppDeps, 'hub' | 'listener' | 'logger'>, request: Request): HubClaim {
+  if (deps.listener === 'unix') {
+    if (deps.hub.authenticateLocal(bearerOf(request))) return { listener: 'unix' };
+    deps.logger.warn('refused a client on the local daemon socket: it did not present the local daemon credential');
+    throw new DomainError('unauthenticated', 'the local daemon credential is required (panel daemon run --local --credential-file <file>)');
+  }
   const server = deps.hub.authenticate(bearerOf(request));
   if (!server) throw new DomainError('unauthenticated', 'a daemon credential is required; run panel daemon join');
   return { listener: 'tcp', serverId: server.id };

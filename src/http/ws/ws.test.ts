@@ -5,11 +5,7 @@
  * subscriptions authenticated like the API and isolated by organization.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { buildApp } from '../../app.ts';
 import { CommandJournal } from '../../daemon/agent/command-journal.ts';
 import { HubConnection as AgentConnection, localHubTarget } from '../../daemon/agent/connection.ts';
 import { CLOSE_CODES, type CommandFrame } from '../../contract/daemon-protocol.ts';
@@ -17,7 +13,7 @@ import { daemonCommand, server } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';
 import { silentLogger } from '../../lib/logger.ts';
-import { enrolledServer, helloFrame, listenOnLoopback, SocketProbe } from '../../../test/daemon.ts';
+import { enrolledServer, helloFrame, listenOnLoopback, listenOnUnixSocket, SocketProbe, upgradeStatus } from '../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner, tokenFor } from '../../../test/identity.ts';
 import { seedTree } from '../../../test/seed.ts';
@@ -29,17 +25,10 @@ afterEach(async () => {
 
 const listen = (t: TestApp) => listenOnLoopback(t, cleanups);
 
-/** A second app instance on a unix socket, sharing the test app's deps and hub (like panel serve). */
-function listenLocal(t: TestApp): string {
-  const dir = mkdtempSync(join(tmpdir(), 'panel-ws-'));
-  const socketPath = join(dir, 'daemon.sock');
-  const app = buildApp({ ...t.deps, listener: 'unix' }).listen({ unix: socketPath } as never);
-  cleanups.push(async () => {
-    await app.stop(true);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return socketPath;
-}
+const listenLocal = (t: TestApp) => listenOnUnixSocket(t, cleanups);
+
+const LOCAL_KEY = { keyId: 'dk_local', publicKey: 'A'.repeat(43) };
+const localAuthorization = (t: TestApp) => ({ authorization: `Bearer ${t.localCredential}` });
 
 /** Resolves when the hub is told a socket closed. */
 function hubHearsClose(t: TestApp): Promise<void> {
@@ -52,24 +41,14 @@ function hubHearsClose(t: TestApp): Promise<void> {
   });
 }
 
-const refusedStatus = async (url: string, headers: Record<string, string> = {}) => {
-  try {
-    const probe = await SocketProbe.open(url, headers);
-    probe.socket.close();
-    return 101;
-  } catch (error) {
-    return Number(/status code: (\d{3})/.exec((error as Error).message)?.[1] ?? 0);
-  }
-};
-
 describe('/ws/daemon/v1', () => {
   test('without a valid credential the upgrade is refused with 401; with one, hello gets welcome', async () => {
     const t = createTestApp();
     const owner = createOwner(t);
     const node = enrolledServer(t, owner.organizationId);
     const base = listen(t);
-    expect(await refusedStatus(`${base}/ws/daemon/v1`)).toBe(401);
-    expect(await refusedStatus(`${base}/ws/daemon/v1`, { authorization: 'Bearer pnd_wrong' })).toBe(401);
+    expect(await upgradeStatus(`${base}/ws/daemon/v1`)).toBe(401);
+    expect(await upgradeStatus(`${base}/ws/daemon/v1`, { authorization: 'Bearer pnd_wrong' })).toBe(401);
     expect(t.hub.connectionCount).toBe(0);
 
     const probe = await SocketProbe.open(`${base}/ws/daemon/v1`, { authorization: `Bearer ${node.credential}` });
@@ -93,16 +72,16 @@ describe('/ws/daemon/v1', () => {
     expect(await probe.closedWith()).toEqual({ code: CLOSE_CODES.malformedFrame, reason: 'frame is not valid JSON' });
   });
 
-  test('the unix listener is the local slot: no credential, one record however often it connects', async () => {
+  test('the unix listener is the local slot: the local credential, one record however often it connects', async () => {
     const t = createTestApp();
     createOwner(t);
     const socketPath = listenLocal(t);
-    // The TCP listener of the same hub still wants a credential.
-    expect(await refusedStatus(`${listen(t)}/ws/daemon/v1`)).toBe(401);
+    // The TCP listener of the same hub wants an enrolled credential, not the local one.
+    expect(await upgradeStatus(`${listen(t)}/ws/daemon/v1`, localAuthorization(t))).toBe(401);
     const ids = [];
     for (let i = 0; i < 2; i++) {
-      const probe = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`);
-      probe.send(helloFrame({ machineId: 'panel-host', hostname: 'panel-host' }));
+      const probe = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`, localAuthorization(t));
+      probe.send(helloFrame({ machineId: 'panel-host', hostname: 'panel-host', daemonKey: LOCAL_KEY }));
       ids.push((await probe.next((frame) => frame.type === 'welcome')).serverId);
       probe.socket.close(1000);
       await probe.closedWith();
@@ -117,8 +96,8 @@ describe('/ws/daemon/v1', () => {
     const tree = seedTree(t, owner.organizationId);
     const socketPath = listenLocal(t);
     // The local record exists before the deploy: connect once to create it.
-    const first = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`);
-    first.send(helloFrame({ machineId: 'panel-host' }));
+    const first = await SocketProbe.open(`ws+unix://${socketPath}:/ws/daemon/v1`, localAuthorization(t));
+    first.send(helloFrame({ machineId: 'panel-host', daemonKey: LOCAL_KEY }));
     const localId = (await first.next((frame) => frame.type === 'welcome')).serverId as string;
     first.socket.close(1000);
     await first.closedWith();
@@ -137,12 +116,12 @@ describe('/ws/daemon/v1', () => {
       t.hub.feed.subscribe(tree.environmentId, (event) => event.type === 'deployment' && event.deployment.status === 'succeeded' && resolve()),
     );
     const agent = new AgentConnection({
-      target: localHubTarget(socketPath),
+      target: localHubTarget(socketPath, async () => t.localCredential),
       journal: CommandJournal.inMemory(),
       logger: silentLogger,
       signal: stop.signal,
       session: {
-        hello: async () => helloFrame({ machineId: 'panel-host' }),
+        hello: async () => helloFrame({ machineId: 'panel-host', daemonKey: LOCAL_KEY }),
         onWelcome: async () => {},
         execute: async (frame: CommandFrame) => {
           executed.push(frame.id);
@@ -164,11 +143,11 @@ describe('/ws/client/v1', () => {
     const t = createTestApp();
     const owner = createOwner(t);
     const url = `${listen(t)}/ws/client/v1`;
-    expect(await refusedStatus(url)).toBe(401);
-    expect(await refusedStatus(url, { cookie: owner.headers.cookie! })).toBe(403);
-    expect(await refusedStatus(url, { cookie: owner.headers.cookie!, origin: 'https://evil.example' })).toBe(403);
-    expect(await refusedStatus(url, owner.headers)).toBe(101);
-    expect(await refusedStatus(url, tokenFor(t, owner, 'member'))).toBe(101);
+    expect(await upgradeStatus(url)).toBe(401);
+    expect(await upgradeStatus(url, { cookie: owner.headers.cookie! })).toBe(403);
+    expect(await upgradeStatus(url, { cookie: owner.headers.cookie!, origin: 'https://evil.example' })).toBe(403);
+    expect(await upgradeStatus(url, owner.headers)).toBe(101);
+    expect(await upgradeStatus(url, tokenFor(t, owner, 'member'))).toBe(101);
   });
 
   test('subscribers get a snapshot and every change of their environment; another organization gets an error, never data', async () => {

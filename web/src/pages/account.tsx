@@ -6,13 +6,15 @@ import { useState } from 'preact/hooks';
 import { accountApi, type AccountSession, type ApiToken } from '../account-api.ts';
 import { api, type SessionSummary } from '../api.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { usePageTitle } from '../router.tsx';
 import { AccountAlert, PasskeysSection, ShownOnce, TotpSection } from './account-security.tsx';
 
 export function AccountPage() {
   usePageTitle('Your account');
   const session = useResource('account-session', () => api.auth.session());
+  // Bumped when a password change revoked the API tokens: their list is loaded again.
+  const [tokensShown, setTokensShown] = useState(0);
   if (session.error) return <LoadFailed error={session.error} what="your account" retry={session.reload} />;
   if (!session.data) return <Loading what="your account" />;
   const summary = session.data;
@@ -20,22 +22,24 @@ export function AccountPage() {
     <>
       <h1 tabIndex={-1}>Your account</h1>
       <p class="lead">{summary.user.email}</p>
-      <PasswordSection />
+      <PasswordSection onApiTokensRevoked={() => setTokensShown((n) => n + 1)} />
       <TotpSection enabled={summary.secondFactors.includes('totp')} onChanged={session.reload} />
       <PasskeysSection />
-      <ApiTokensSection memberships={summary.memberships} />
+      <ApiTokensSection key={tokensShown} memberships={summary.memberships} />
       <SessionsSection />
     </>
   );
 }
 
-function PasswordSection() {
-  const [changed, setChanged] = useState(false);
-  const form = useForm(['currentPassword', 'newPassword'], { codes: { wrong_password: 'currentPassword' } });
+function PasswordSection({ onApiTokensRevoked }: { onApiTokensRevoked: () => void }) {
+  const [changed, setChanged] = useState<{ tokensRevoked: boolean } | null>(null);
+  const form = useForm(['currentPassword', 'newPassword', 'revokeApiTokens'], { codes: { wrong_password: 'currentPassword' } });
   const change = form.onSubmit(async (values) => {
-    await accountApi.changePassword({ currentPassword: values.currentPassword!, newPassword: values.newPassword! });
+    const revokeApiTokens = values.revokeApiTokens === 'yes';
+    await accountApi.changePassword({ currentPassword: values.currentPassword!, newPassword: values.newPassword!, revokeApiTokens });
     form.formRef.current?.reset();
-    setChanged(true);
+    setChanged({ tokensRevoked: revokeApiTokens });
+    if (revokeApiTokens) onApiTokensRevoked();
   });
   return (
     <section aria-labelledby="password-heading">
@@ -50,10 +54,18 @@ function PasswordSection() {
           hint="At least 12 characters, and not your e-mail address. Your other sessions are signed out."
           required
         />
+        <CheckField
+          {...form.fieldProps('revokeApiTokens')}
+          value="yes"
+          label="Also revoke every API token I created"
+          hint="A password change does not end API tokens: whatever uses them keeps working. Revoke them too if one may have leaked."
+        />
         <FormAlert problem={form.problem} />
         {changed && (
           <p class="notice" role="status">
-            Password changed.
+            {changed.tokensRevoked
+              ? 'Password changed. Your other sessions are signed out and your API tokens revoked.'
+              : 'Password changed. Your other sessions are signed out; your API tokens still work.'}
           </p>
         )}
         <SubmitButton busy={form.busy} busyLabel="Changing…">

@@ -3,8 +3,9 @@
  * /ws/client/v1 (live-servers.ts; until the first snapshot, and if the socket is refused, the
  * GET /servers list is shown), their labels (what placement constraints match; admins edit
  * them) and tags (with a tag filter), rename, delete (a 409
- * has_dependents is explained), and "Add server": a join token whose exact `panel daemon join`
- * command is shown once, with a copy button. Members of the organization see the servers without
+ * has_dependents is explained), and "Add server": a join token (for a new server, or replacing
+ * one: how an enrolled machine joins again) whose exact `panel daemon join` command is shown
+ * once, with a copy button. Members of the organization see the servers without
  * the controls that change them.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -14,7 +15,7 @@ import { ConfirmDialog, CopyableCommand } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { type CreatedJoinToken, deployApi, type Server } from '../deploy-api.ts';
-import { Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
+import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
 import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
@@ -97,13 +98,26 @@ function RenameForm({ server, onDone }: { server: Server; onDone: () => void }) 
   );
 }
 
-/** Its own component so its busy state goes with it when the created command replaces it. */
-function CreateJoinCommand({ organizationId, onCreated }: { organizationId: string; onCreated: (created: CreatedJoinToken) => void }) {
-  const form = useForm([]);
-  const submit = form.onSubmit(async () => onCreated(await deployApi.joinTokens.create(organizationId)));
+/**
+ * Its own component so its busy state goes with it when the created command replaces it. A
+ * machine already enrolled joins again only with a token made to replace its server.
+ */
+function CreateJoinCommand({ organizationId, servers, onCreated }: { organizationId: string; servers: Server[]; onCreated: (created: CreatedJoinToken) => void }) {
+  const form = useForm(['replacesServerId']);
+  const submit = form.onSubmit(async (values) => onCreated(await deployApi.joinTokens.create(organizationId, values.replacesServerId || undefined)));
+  const choices = [
+    { value: '', label: 'A new server' },
+    ...servers.filter((server) => !server.isLocal).map((server) => ({ value: server.id, label: `Replace ${server.name}` })),
+  ];
   return (
-    <form ref={form.formRef} onSubmit={submit}>
+    <form ref={form.formRef} onSubmit={submit} class="stack" aria-label="Create a join command">
       <p class="muted">Creates a one-time join token and shows the command that enrolls a server with it.</p>
+      <SelectField
+        {...form.fieldProps('replacesServerId')}
+        label="The command enrolls"
+        choices={choices}
+        hint="A machine that is already enrolled can join again (a new key, a reinstalled daemon) only with a token that replaces its server; new hardware can take over a server the same way, keeping its environments and history."
+      />
       <FormAlert problem={form.problem} />
       <SubmitButton busy={form.busy} busyLabel="Creating the join token…">
         Create join command
@@ -112,16 +126,19 @@ function CreateJoinCommand({ organizationId, onCreated }: { organizationId: stri
   );
 }
 
-function AddServer({ organizationId }: { organizationId: string }) {
+function AddServer({ organizationId, servers }: { organizationId: string; servers: Server[] }) {
   const [created, setCreated] = useState<CreatedJoinToken | null>(null);
+  const replaced = created?.replacesServerId ? servers.find((server) => server.id === created.replacesServerId) : undefined;
   return (
     <section aria-labelledby="add-server-heading" class="card">
       <h2 id="add-server-heading">Add server</h2>
       {created ? (
         <>
           <p>
-            Run this on the new server as root (Docker must be installed). The token works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is
-            shown only now.
+            {replaced
+              ? `Run this as root on the machine that takes over ${replaced.name} (Docker must be installed); the daemon connected as ${replaced.name} now is cut off when it does.`
+              : 'Run this on the new server as root (Docker must be installed).'}{' '}
+            The token works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is shown only now.
           </p>
           <CopyableCommand text={created.command} label="Join command" />
           <button type="button" onClick={() => setCreated(null)}>
@@ -129,7 +146,7 @@ function AddServer({ organizationId }: { organizationId: string }) {
           </button>
         </>
       ) : (
-        <CreateJoinCommand organizationId={organizationId} onCreated={setCreated} />
+        <CreateJoinCommand organizationId={organizationId} servers={servers} onCreated={setCreated} />
       )}
     </section>
   );
@@ -260,7 +277,7 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
           {(items) => <FilteredServers servers={items} {...table} />}
         </ListView>
       )}
-      {writable ? <AddServer organizationId={organizationId} /> : <ReadOnlyNote action="add, rename, label or delete servers" />}
+      {writable ? <AddServer organizationId={organizationId} servers={live.servers ?? listed.data ?? []} /> : <ReadOnlyNote action="add, rename, label or delete servers" />}
       {deleting && (
         <ConfirmDialog
           title={`Delete server ${deleting.name}?`}

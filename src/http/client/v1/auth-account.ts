@@ -21,7 +21,7 @@ import { startSession } from '../../../domain/identity/sign-in.ts';
 import { findUser } from '../../../domain/identity/users.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { clearSessionCookie, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { IdParams } from '../../../contract/common.ts';
@@ -49,16 +49,16 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/password',
-      async ({ actor, body, request, server, set }) => {
-        const fresh = await changePassword(deps, actor, body, requestMeta(server, request));
+      async ({ actor, body, request, set }) => {
+        const fresh = await changePassword(deps, actor, body, requestMeta(request));
         setSessionCookie(set, deps, fresh.token);
         set.status = 204;
       },
       {
         body: PasswordChange,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'wrong_password', 'validation_failed', 'rate_limited', 'install_required') },
         detail: {
-          summary: 'Change the password; every session is revoked and a fresh one issued',
+          summary: 'Change the password; every session is revoked and a fresh one issued; API tokens too when asked',
           description: `With a password already set, currentPassword proves the caller. Setting a first one (no currentPassword): ${RECENT_SIGN_IN_DOC}`,
         },
       },
@@ -80,9 +80,9 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/totp/confirm',
-      ({ actor, body, request, server, set }) => {
+      ({ actor, body, request, set }) => {
         requireRecentSignIn(deps.db, deps.clock, actor);
-        return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(server, request).address) };
+        return { recoveryCodes: confirmTotp(deps, actor.userId, body.code, requestMeta(request).address) };
       },
       {
         body: CodeRequest,
@@ -92,9 +92,9 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/totp/disable',
-      ({ actor, body, request, server, set }) => {
+      ({ actor, body, request, set }) => {
         requireSessionActor(actor);
-        const meta = requestMeta(server, request);
+        const meta = requestMeta(request);
         disableTotp(deps, actor.userId, body.code, meta.address);
         const me = findUser(deps.db, actor.userId);
         if (!me) throw notFound('user');
@@ -109,9 +109,9 @@ export const authAccountRoutes = (deps: AppDeps) =>
     )
     .post(
       '/recovery-codes',
-      ({ actor, body, request, server, set }) => {
+      ({ actor, body, request, set }) => {
         requireSessionActor(actor);
-        return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(server, request).address) };
+        return { recoveryCodes: regenerateRecoveryCodes(deps, actor.userId, body.code, requestMeta(request).address) };
       },
       {
         body: CodeRequest,

@@ -25,7 +25,7 @@ import { installRequired, isInstalled } from '../../../domain/identity/install.t
 import { completeOAuth, listProviders, type OAuthContext, startOAuth } from '../../../domain/identity/oauth.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { readCookie } from '../../plugins/guard.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { requestIdOf } from '../../plugins/request.ts';
 import { installGate, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -122,7 +122,7 @@ export const authOAuthRoutes = (deps: AppDeps) => {
     )
     .get(
       '/:provider/callback',
-      ({ params, request, server, set, redirect }) =>
+      ({ params, request, set, redirect }) =>
         redirectAlways(request, set, redirect, async () => {
           assertInstalled();
           const query = new URL(request.url).searchParams;
@@ -137,7 +137,7 @@ export const authOAuthRoutes = (deps: AppDeps) => {
               issuer: optional('iss'),
               binding: bindingOf(config.publicUrl, request),
             },
-            requestMeta(server, request),
+            requestMeta(request),
           );
           if (outcome.kind === 'second_factor') return secondFactorLocation(outcome.challenge, outcome.methods, outcome.returnTo);
           setSessionCookie(set, deps, outcome.session.token);

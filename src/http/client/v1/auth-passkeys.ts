@@ -29,7 +29,7 @@ import {
   signInWithPasskey,
 } from '../../../domain/identity/passkeys.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
@@ -75,7 +75,7 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
     )
     .post(
       '/sign-in/verify',
-      async ({ body, request, server, set }) => {
+      async ({ body, request, set }) => {
         assertCookieWriteOrigin(deps, request);
         const result = await signInWithPasskey(
           ctx,
@@ -84,7 +84,7 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
             response: body.response as unknown as AuthenticationResponseJSON,
             ...(body.twoFactorChallenge === undefined ? {} : { twoFactorChallenge: body.twoFactorChallenge }),
           },
-          requestMeta(server, request),
+          requestMeta(request),
         );
         setSessionCookie(set, deps, result.token);
         return { status: 'signed_in' as const, user: presentUser(result.user) };
@@ -109,7 +109,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
     })
     .post(
       '/register/verify',
-      async ({ actor, body, request, server, set }) => {
+      async ({ actor, body, request, set }) => {
         const row = await completePasskeyRegistration(
           ctx,
           actor,
@@ -118,7 +118,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
             response: body.response as unknown as RegistrationResponseJSON,
             ...(body.name === undefined ? {} : { name: body.name }),
           },
-          requestMeta(server, request),
+          requestMeta(request),
         );
         set.status = 201;
         return presentPasskey(row);

@@ -4,7 +4,7 @@ import { totpCode } from '../../../auth/totp.ts';
 import { sealChallenge } from '../../../crypto/index.ts';
 import { recoveryCode, session, userTotp } from '../../../db/schema/index.ts';
 import { RECENT_SIGN_IN_MS } from '../../../contract/identity.ts';
-import { type TestApp, createTestApp } from '../../../../test/harness.ts';
+import { BEHIND_LOCAL_PROXY, type TestApp, createTestApp } from '../../../../test/harness.ts';
 import { createPasswordUser, originOf, signIn, tokenFor } from '../../../../test/identity.ts';
 
 const AUTH = '/api/client/v1/auth';
@@ -204,7 +204,7 @@ describe('sign-in with TOTP', () => {
   });
 
   test('codes are limited per account: 10 failures in 15 minutes, then 429 with Retry-After', async () => {
-    const t = createTestApp();
+    const t = createTestApp(BEHIND_LOCAL_PROXY);
     const person = await withTotp(t);
     const challenge = await challengeFor(t, person);
     const good = totpCode(person.secret, t.clock.now());

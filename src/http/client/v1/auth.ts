@@ -14,7 +14,7 @@ import { signUp } from '../../../domain/identity/account.ts';
 import { resolveActor } from '../../../domain/identity/resolve.ts';
 import { revokeSession } from '../../../domain/identity/sessions.ts';
 import { type SessionStarted, signInWithPassword, signInWithSecondFactor, type SignInResult } from '../../../domain/identity/sign-in.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { sessionTokenOf } from '../../plugins/guard.ts';
 import { assertCookieWriteOrigin, clearSessionCookie, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -37,9 +37,9 @@ function answer(deps: AppDeps, set: HeaderSet, result: SignInResult) {
 function signUpRoutes(deps: AppDeps) {
   return new Elysia().post(
     '/sign-up',
-    async ({ body, request, server, set }) => {
+    async ({ body, request, set }) => {
       assertCookieWriteOrigin(deps, request);
-      const created = await signUp(deps, body, requestMeta(server, request));
+      const created = await signUp(deps, body, requestMeta(request));
       setSessionCookie(set, deps, created.token);
       set.status = 201;
       return { user: presentUser(created.user), organizationId: created.organization.id };
@@ -58,9 +58,9 @@ export const authRoutes = (deps: AppDeps) => {
     .use(installGate(deps))
     .post(
       '/sign-in',
-      async ({ body, request, server, set }) => {
+      async ({ body, request, set }) => {
         assertCookieWriteOrigin(deps, request);
-        return answer(deps, set, await signInWithPassword(deps, body, requestMeta(server, request)));
+        return answer(deps, set, await signInWithPassword(deps, body, requestMeta(request)));
       },
       {
         body: SignInRequest,
@@ -70,9 +70,9 @@ export const authRoutes = (deps: AppDeps) => {
     )
     .post(
       '/sign-in/totp',
-      ({ body, request, server, set }) => {
+      ({ body, request, set }) => {
         assertCookieWriteOrigin(deps, request);
-        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(server, request)));
+        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'totp' }, requestMeta(request)));
       },
       {
         body: SecondStepRequest,
@@ -82,9 +82,9 @@ export const authRoutes = (deps: AppDeps) => {
     )
     .post(
       '/sign-in/recovery',
-      ({ body, request, server, set }) => {
+      ({ body, request, set }) => {
         assertCookieWriteOrigin(deps, request);
-        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(server, request)));
+        return signedIn(deps, set, signInWithSecondFactor(deps, { ...body, method: 'recovery' }, requestMeta(request)));
       },
       {
         body: SecondStepRequest,

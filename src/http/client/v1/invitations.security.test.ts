@@ -46,6 +46,25 @@ describe('creating invitations', () => {
     expect((await invite(t, admin, { organizationId: owner.organizationId, email: 'x@example.test', role: 'admin' })).status).toBe(201);
   });
 
+  test('an admin cannot replace a pending owner invitation by inviting the address again (issue 13 L2)', async () => {
+    const t = createTestApp();
+    const owner = createOwner(t);
+    const admin = addMember(t, owner.organizationId, 'admin');
+    const forOwner = await invite(t, owner, { organizationId: owner.organizationId, email: 'heir@example.test', role: 'owner' });
+    expect(forOwner.status).toBe(201);
+    for (const role of ['member', 'admin']) {
+      const replaced = await invite(t, admin, { organizationId: owner.organizationId, email: 'Heir@Example.test', role });
+      expect(replaced.status).toBe(403);
+      expect(replaced.json.error.code).toBe('forbidden');
+    }
+    expect(t.db.select().from(invitation).all().map((row) => [row.id, row.role])).toEqual([[forOwner.json.id, 'owner']]);
+    // The owner may replace it; an expired owner invitation grants nothing and anyone may replace it.
+    expect((await invite(t, owner, { organizationId: owner.organizationId, email: 'heir@example.test', role: 'owner' })).status).toBe(201);
+    t.db.update(invitation).set({ expiresAt: t.clock.now() }).run();
+    expect((await invite(t, admin, { organizationId: owner.organizationId, email: 'heir@example.test', role: 'member' })).status).toBe(201);
+    expect(t.db.select().from(invitation).all().map((row) => row.role)).toEqual(['member']);
+  });
+
   test('existing members, bad input, anonymous callers and other organizations are refused', async () => {
     const t = createTestApp();
     const owner = createOwner(t);

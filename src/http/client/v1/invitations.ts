@@ -10,7 +10,7 @@ import type { AppDeps } from '../../../app.ts';
 import type { Invitation } from '../../../db/schema/index.ts';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../../domain/invitations/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { optionalActor } from '../../plugins/guard.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
 import { iso, timestampsOf } from '../../present.ts';
@@ -33,9 +33,9 @@ const present = (row: Invitation) => ({
 const acceptRoute = (deps: AppDeps) =>
   new Elysia({ prefix: '/invitations', detail: { tags: ['invitations'] } }).use(installGate(deps)).post(
     '/accept',
-    async ({ body, request, server, set }) => {
+    async ({ body, request, set }) => {
       assertCookieWriteOrigin(deps, request);
-      const result = await acceptInvitation(deps, optionalActor(deps, request), body, requestMeta(server, request));
+      const result = await acceptInvitation(deps, optionalActor(deps, request), body, requestMeta(request));
       if (result.session) setSessionCookie(set, deps, result.session.token);
       return { organizationId: result.organizationId, user: result.session ? presentUser(result.session.user) : null };
     },

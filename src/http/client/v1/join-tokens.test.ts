@@ -1,8 +1,8 @@
 /**
  * Join tokens and daemon enrollment: created by admins (shown once, with the join command),
  * expiring, revocable, single-use; enrollment stores the credential hashed, the key and key id;
- * the same machine enrolling again keeps its record and gets a new credential; failures are
- * rate-limited per address.
+ * the same machine enrolling again (with a token made to replace its server) keeps its record
+ * and gets a new credential; failures are rate-limited per address.
  */
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
@@ -11,13 +11,14 @@ import { generateDaemonKeyPair } from '../../../crypto/index.ts';
 import { joinToken, server } from '../../../db/schema/index.ts';
 import { ENROLL_ADDRESS_POLICY } from '../../../domain/servers/enroll.ts';
 import { clientAs } from '../../../../test/client.ts';
-import { createTestApp, type TestApp } from '../../../../test/harness.ts';
+import { BEHIND_LOCAL_PROXY, createTestApp, type TestApp } from '../../../../test/harness.ts';
 import { addMember, createOwner, tokenFor } from '../../../../test/identity.ts';
 
 const ENROLL = '/api/daemon/v1/enroll';
 
 function setup() {
-  const t = createTestApp();
+  // Enrollments name their client address in X-Forwarded-For (see enroll below).
+  const t = createTestApp(BEHIND_LOCAL_PROXY);
   const owner = createOwner(t);
   const as = clientAs(t, owner);
   const create = async (body: object = {}) => {
@@ -132,11 +133,13 @@ describe('enrollment', () => {
     expect(t.db.select().from(server).all()).toEqual([]);
   });
 
-  test('the same machine enrolling again reuses its record and rotates the credential', async () => {
+  test('the same machine enrolling again, with a token made to replace its server, keeps its record and rotates the credential', async () => {
     const { t, owner, create } = setup();
     const first = enrollBody((await create()).token, { machineId: 'same-machine' });
     const enrolled = (await enroll(t, first)).json;
-    const second = enrollBody((await create()).token, { machineId: 'same-machine', hostname: 'renamed' });
+    const replacing = await create({ replacesServerId: enrolled.serverId });
+    expect(replacing).toMatchObject({ replacesServerId: enrolled.serverId });
+    const second = enrollBody(replacing.token, { machineId: 'same-machine', hostname: 'renamed' });
     const res = await enroll(t, second);
     expect(res.status).toBe(200);
     expect(res.json.serverId).toBe(enrolled.serverId);

@@ -1,7 +1,9 @@
 /**
  * Join tokens, for enrolling servers (organization admins):
- *   POST   /join-tokens {organizationId, expiresInSeconds?}  -> the token and the exact
- *          `panel daemon join <publicUrl> --token <T>` command, shown once
+ *   POST   /join-tokens {organizationId, expiresInSeconds?, replacesServerId?}  -> the token and
+ *          the exact `panel daemon join <publicUrl> --token <T>` command, shown once; with
+ *          replacesServerId the enrollment takes over that server (the only way a machine
+ *          already enrolled enrolls again)
  *   GET    /join-tokens?organizationId=                      every token of the organization, with its state
  *   DELETE /join-tokens/:id                                  revoke
  */
@@ -30,6 +32,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
     expiresAt: iso(row.expiresAt),
     usedAt: isoOrNull(row.usedAt),
     serverId: row.serverId,
+    replacesServerId: row.replacesServerId,
     ...timestampsOf(row),
   });
 
@@ -44,7 +47,7 @@ export const joinTokenRoutes = (deps: AppDeps) => {
       },
       {
         body: JoinTokenCreate,
-        response: { 201: CreatedJoinToken, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        response: { 201: CreatedJoinToken, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'machine_is_local', 'validation_failed') },
         detail: { summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)' },
       },
     )

@@ -1,21 +1,22 @@
 /**
  * The daemon surface (/api/daemon/v1). Daemons are not users: no session, no API token.
  *   POST /enroll {token, hostname, machineId, publicKey, keyId} -> {serverId, credential}
- * 201 for a new server, 200 when the machine's existing record was reused (its credential and
- * key rotated, and its live connection, holding the old credential, closed with 4003).
+ * 201 for a new server, 200 when a token made to replace a server gave that record to this
+ * machine (its credential and key rotated, and its live connection, holding the old credential,
+ * closed with 4003); 409 machine_already_enrolled for a machine already enrolled and an ordinary token.
  */
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
 import { CLOSE_CODES, Enrolled, EnrollRequest } from '../../../contract/daemon-protocol.ts';
 import { enrollServer } from '../../../domain/servers/enroll.ts';
-import { clientAddress } from '../../plugins/rate-limit.ts';
+import { clientAddressOf } from '../../plugins/client-address.ts';
 import { errorResponses } from '../../schemas.ts';
 
 export const daemonV1 = (deps: AppDeps) =>
   new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).post(
     '/enroll',
-    ({ body, request, server, set }) => {
-      const enrolled = enrollServer(deps.db, deps.clock, body, clientAddress(server, request));
+    ({ body, request, set }) => {
+      const enrolled = enrollServer(deps.db, deps.clock, body, clientAddressOf(request));
       // Published before the disconnect, whose own (newer) event then says the server is disconnected.
       deps.hub.feed.server(enrolled.server);
       if (enrolled.reenrolled) deps.hub.disconnect(enrolled.server.id, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment');
@@ -25,7 +26,7 @@ export const daemonV1 = (deps: AppDeps) =>
     },
     {
       body: EnrollRequest,
-      response: { 200: Enrolled, 201: Enrolled, ...errorResponses('unauthenticated', 'machine_is_local', 'validation_failed', 'rate_limited') },
+      response: { 200: Enrolled, 201: Enrolled, ...errorResponses('unauthenticated', 'machine_is_local', 'machine_already_enrolled', 'validation_failed', 'rate_limited') },
       detail: { summary: 'Enroll a server with a join token (panel daemon join); the credential is shown once' },
     },
   );

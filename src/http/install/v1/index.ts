@@ -13,7 +13,7 @@ import { notFound } from '../../../lib/errors.ts';
 import { presentUser } from '../../client/v1/auth-schemas.ts';
 import { SignedUp } from '../../../contract/identity.ts';
 import { InstallRequest, InstallStatus } from '../../../contract/install.ts';
-import { requestMeta } from '../../plugins/rate-limit.ts';
+import { requestMeta } from '../../plugins/client-address.ts';
 import { assertCookieWriteOrigin, setSessionCookie } from '../../plugins/session.ts';
 import { errorResponses } from '../../schemas.ts';
 
@@ -29,9 +29,9 @@ export const installV1 = (deps: AppDeps) =>
     })
     .post(
       '/complete',
-      async ({ body, request, server, set }) => {
+      async ({ body, request, set }) => {
         assertCookieWriteOrigin(deps, request);
-        const installed = await completeInstall(deps, deps.config.dataDir, body, requestMeta(server, request));
+        const installed = await completeInstall(deps, deps.config.dataDir, body, requestMeta(request));
         setSessionCookie(set, deps, installed.token);
         set.status = 201;
         return { user: presentUser(installed.user), organizationId: installed.organization.id };

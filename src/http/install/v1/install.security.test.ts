@@ -126,13 +126,14 @@ describe('install wizard', () => {
     expect((await t.request('POST', '/api/install/v1/complete', body(token), originOf(t))).status).toBe(404);
   });
 
-  test('panel serve announces the token before the install and removes a stale one after', async () => {
+  test('panel serve says where the token is, never the token itself, before the install and removes a stale one after', async () => {
     const { t, dataDir, token } = installableApp();
     const lines: string[] = [];
-    const logger = { debug() {}, info: (message: string) => lines.push(message), warn() {}, error() {} };
+    const logger = { debug() {}, info: (message: string, fields?: object) => lines.push(`${message} ${JSON.stringify(fields ?? {})}`), warn() {}, error() {} };
     announceInstall(t.db, t.config, logger);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(token);
+    expect(lines[0]).not.toContain(token);
+    expect(lines[0]).toContain(installTokenPath(dataDir));
     expect(lines[0]).toContain(`${t.config.publicUrl}/install`);
     await t.request('POST', '/api/install/v1/complete', body(token), originOf(t));
     ensureInstallToken(dataDir);

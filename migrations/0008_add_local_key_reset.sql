@@ -1,0 +1,1 @@
+ALTER TABLE `server` ADD `key_reset_at` integer;

@@ -1,0 +1,2 @@
+ALTER TABLE `join_token` ADD `replaces_server_id` text REFERENCES server(id) ON DELETE cascade;--> statement-breakpoint
+CREATE INDEX `join_token_replaces_server_id_index` ON `join_token` (`replaces_server_id`);
