@@ -7,6 +7,8 @@
  *     redirects to https, and the certificate verifies against the organization CA downloaded
  *     from the API; h2's internal certificate chains to the same root;
  *   - an uploaded certificate is served for its hostname;
+ *   - with ACME opted in, Pebble (the ACME test server, on h2) issues the certificate of a hostname
+ *     h1 serves, after validating it over the lab LAN;
  *   - a configuration Caddy refuses leaves the previous one serving, and the hosting says why;
  *   - destroy removes the routes.
  * Skipped, with the reason, when the lab cannot start (it needs root) or Caddy is not installed.
@@ -14,7 +16,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -28,6 +30,7 @@ const STEP_TIMEOUT_MS = 240_000;
 const WAIT_MS = 120_000;
 const MAIN = join(import.meta.dir, '../../src/main.ts');
 const CADDY = Bun.which('caddy');
+const PEBBLE = Bun.which('pebble');
 const IMAGE = 'local/caddy:1';
 
 const service = (greeting: string) => `    image: local/busybox:1
@@ -179,10 +182,11 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
       expect(deployed.status, deployed.text).toBe(202);
     }
     const serviceOf = async (environmentId: string) => (await api('GET', `/services?environmentId=${environmentId}`)).json.data[0].id as string;
-    const shop = await api('POST', '/hostings', { serviceId: await serviceOf(environments.h1!), options: { hostnames: ['shop.lab.test', 'www.shop.lab.test'], pathPrefix: '/api', targetPort: 8080 } });
+    // tls internal: these stay on the organization CA when ACME is turned on below.
+    const shop = await api('POST', '/hostings', { serviceId: await serviceOf(environments.h1!), options: { hostnames: ['shop.lab.test', 'www.shop.lab.test'], pathPrefix: '/api', targetPort: 8080, tls: 'internal' } });
     expect(shop.status, shop.text).toBe(201);
     environments.shopHosting = shop.json.id;
-    const second = await api('POST', '/hostings', { serviceId: await serviceOf(environments.h2!), options: { hostnames: ['second.lab.test'], targetPort: 8080 } });
+    const second = await api('POST', '/hostings', { serviceId: await serviceOf(environments.h2!), options: { hostnames: ['second.lab.test'], targetPort: 8080, tls: 'internal' } });
     expect(second.status, second.text).toBe(201);
 
     for (const hostname of ['shop.lab.test', 'www.shop.lab.test']) {
@@ -268,6 +272,48 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
     database.close();
     await api('PATCH', `/hostings/${environments.uploadHosting}`, { options: { hostnames: ['upload.lab.test', 'again.lab.test'], targetPort: 8080 } });
     await eventually('the next apply to succeed', async () => ((await hosting(environments.uploadHosting!)).live.servers[0]?.route === 'applied' ? true : undefined), logs);
+  }, STEP_TIMEOUT_MS);
+
+  test.skipIf(!PEBBLE)('with ACME opted in, Pebble on h2 issues the certificate of a hostname h1 serves', async () => {
+    // Pebble's own https certificate, for the name h2 that h1's Caddy dials.
+    const ca = testCa('Pebble directory CA');
+    const directory = serverCertificate({ names: ['h2'], ca });
+    const files = join(dataDir, 'pebble');
+    mkdirSync(files);
+    writeFileSync(join(files, 'cert.pem'), directory.chain);
+    writeFileSync(join(files, 'key.pem'), directory.key);
+    const config = { listenAddress: '0.0.0.0:14000', managementListenAddress: '0.0.0.0:15000', certificate: '/etc/pebble/cert.pem', privateKey: '/etc/pebble/key.pem', httpPort: 80, tlsPort: 443, ocspResponderURL: '', externalAccountBindingRequired: false };
+    writeFileSync(join(files, 'config.json'), JSON.stringify({ pebble: config }));
+    await fleet.imageFromBinary('local/pebble:1', PEBBLE!, ...['config.json', 'cert.pem', 'key.pem'].map((name) => `${join(files, name)}:/etc/pebble/${name}`));
+    // Pebble validates acme.lab.test at h1's address (h2's /etc is its own copy).
+    await fleet.host('h2').exec(['sh', '-c', `echo '${fleet.host('h1').ip} acme.lab.test' >> /etc/hosts`]);
+    const pebble = await fleet.host('h2').docker('run', '-d', '--name', 'pebble', '--network', 'host', '-e', 'PEBBLE_VA_NOSLEEP=1', '-e', 'PEBBLE_WFE_NONCEREJECT=0', 'local/pebble:1', '-config', '/etc/pebble/config.json');
+    expect(pebble.exitCode, pebble.stderr).toBe(0);
+
+    const acme = await api('PATCH', `/organizations/${session.organizationId}`, { isAcmeEnabled: true, acmeEmail: 'ops@lab.test', acmeDirectoryUrl: 'https://h2:14000/dir', acmeDirectoryRoots: ca.pem });
+    expect(acme.status, acme.text).toBe(200);
+    const serviceId = (await hosting(environments.shopHosting!)).serviceId;
+    const created = await api('POST', '/hostings', { serviceId, options: { hostnames: ['acme.lab.test'], targetPort: 8080 } });
+    expect(created.status, created.text).toBe(201);
+    const issued = await eventually(
+      'Pebble to issue the certificate of acme.lab.test',
+      async () => {
+        const entry = (await hosting(created.json.id)).live.certificates[0];
+        if (entry?.status === 'failed') throw new Error(`ACME failed: ${entry.error}`);
+        return entry?.status === 'issued' ? entry : undefined;
+      },
+      logs,
+    );
+    expect(issued).toMatchObject({ serverId: servers.h1, hostname: 'acme.lab.test', source: 'acme', error: null });
+    expect(issued.issuer).toContain('Pebble');
+    expect(Date.parse(issued.notAfter)).toBeGreaterThan(Date.now());
+    const served = await eventually('h1 to serve the ACME certificate', async () => {
+      const certificate = await servedCertificate('h1', 'acme.lab.test');
+      return certificate?.issuer.includes('Pebble') ? certificate : undefined;
+    }, logs);
+    expect(served.subjectAltName).toBe('DNS:acme.lab.test');
+    // The hostings that asked for internal certificates kept them.
+    expect((await curl('h1', 'shop.lab.test', '/api/', { ca: caFile }))?.trim()).toBe('hello-from-web');
   }, STEP_TIMEOUT_MS);
 
   test('destroy removes the routes', async () => {

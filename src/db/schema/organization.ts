@@ -2,6 +2,7 @@
  * organization — the tenant. Every other resource hangs off one, directly or through its parent.
  * The spec only references it; the fields below are what the rest of the spec implies.
  */
+import { sql } from 'drizzle-orm';
 import { check, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { boolean, booleanCheck, id, lengthBetween, matchesCharacters, timestamps, uuidV7Check } from './columns.ts';
 
@@ -18,6 +19,14 @@ export const organization = sqliteTable(
     isDeployHooksEnabled: boolean('is_deploy_hooks_enabled').notNull().default(false),
     /** Compose host-access opt-in (host network, privileged mounts and the like). */
     isHostAccessAllowed: boolean('is_host_access_allowed').notNull().default(false),
+    /** Owner's opt-in: hostings with tls `auto` get certificates from the ACME directory below. */
+    isAcmeEnabled: boolean('is_acme_enabled').notNull().default(false),
+    /** ACME account contact (optional for most directories). */
+    acmeEmail: text('acme_email'),
+    /** The ACME directory; null is Let's Encrypt. */
+    acmeDirectoryUrl: text('acme_directory_url'),
+    /** PEM roots the directory's own https certificate chains to (a private ACME server); null: the system's. */
+    acmeDirectoryRoots: text('acme_directory_roots'),
     ...timestamps(),
   },
   (t) => [
@@ -27,6 +36,9 @@ export const organization = sqliteTable(
     booleanCheck('organization', t.isRandomizeUsernames),
     booleanCheck('organization', t.isDeployHooksEnabled),
     booleanCheck('organization', t.isHostAccessAllowed),
+    booleanCheck('organization', t.isAcmeEnabled),
+    check('organization_acme_email_length', lengthBetween(t.acmeEmail, 3, 254)),
+    check('organization_acme_directory_url_is_https', sql`${t.acmeDirectoryUrl} GLOB 'https://?*' AND length(${t.acmeDirectoryUrl}) <= 2048`),
   ],
 );
 

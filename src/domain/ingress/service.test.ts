@@ -156,6 +156,52 @@ describe('refreshing the ingress', () => {
   });
 });
 
+describe('ACME', () => {
+  test('owners opt in; tls auto hostings then ask the directory, internal ones stay internal', async () => {
+    const { t, tree, runsOn, ingressCommands, admin, owner } = setup();
+    runsOn(tree.serviceId);
+    await admin('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['auto.example.test'] } });
+    await admin('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['int.example.test'], tls: 'internal' } });
+    expect((await admin('PATCH', `/organizations/${tree.organizationId}`, { isAcmeEnabled: true })).status).toBe(403);
+    expect((await admin('PATCH', `/organizations/${tree.organizationId}`, { acmeEmail: 'ops@example.test' })).status).toBe(403);
+    const roots = serverCertificate({ names: ['acme.example.test'], now: t.clock.now() }).ca.pem;
+    const enabled = await owner('PATCH', `/organizations/${tree.organizationId}`, {
+      isAcmeEnabled: true,
+      acmeEmail: 'ops@example.test',
+      acmeDirectoryUrl: 'https://acme.example.test/dir',
+      acmeDirectoryRoots: `text before\n${roots}`,
+    });
+    expect(enabled.status).toBe(200);
+    expect(enabled.json).toMatchObject({ isAcmeEnabled: true, acmeEmail: 'ops@example.test', acmeDirectoryUrl: 'https://acme.example.test/dir', acmeDirectoryRoots: roots });
+    const { ingress } = ingressCommands().at(-1)!;
+    expect(ingress.acme).toEqual({ directoryUrl: 'https://acme.example.test/dir', email: 'ops@example.test', directoryRoots: roots });
+    expect(Object.fromEntries(ingress.routes.map((route) => [route.hostnames[0], route.tls.kind]))).toEqual({ 'auto.example.test': 'acme', 'int.example.test': 'internal' });
+
+    // Back to Let's Encrypt by clearing the directory; opting out makes auto internal again.
+    expect((await owner('PATCH', `/organizations/${tree.organizationId}`, { acmeDirectoryUrl: null })).json.acmeDirectoryUrl).toBe('https://acme-v02.api.letsencrypt.org/directory');
+    await owner('PATCH', `/organizations/${tree.organizationId}`, { isAcmeEnabled: false });
+    const last = ingressCommands().at(-1)!.ingress;
+    expect(last.acme).toBeNull();
+    expect(last.routes.every((route) => route.tls.kind === 'internal')).toBe(true);
+  });
+
+  test('the directory must be https, the e-mail an address, the roots certificates', async () => {
+    const { owner, tree, t } = setup();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ acmeDirectoryUrl: 'http://acme.example.test/dir' }, 'acmeDirectoryUrl'],
+      [{ acmeDirectoryUrl: 'not a url' }, 'acmeDirectoryUrl'],
+      [{ acmeEmail: 'nobody' }, 'acmeEmail'],
+      [{ acmeDirectoryRoots: 'not pem' }, 'acmeDirectoryRoots'],
+      [{ acmeDirectoryRoots: serverCertificate({ names: ['a.test'], now: t.clock.now() }).key }, 'acmeDirectoryRoots'],
+    ];
+    for (const [body, path] of cases) {
+      const res = await owner('PATCH', `/organizations/${tree.organizationId}`, body);
+      expect(res.status).toBe(422);
+      expect(res.json.error.path).toBe(path);
+    }
+  });
+});
+
 describe('what the daemon reports', () => {
   test('routes and certificates show on the hosting; hostings of another organization are ignored', async () => {
     const { t, tree, foreign, runsOn, admin } = setup();

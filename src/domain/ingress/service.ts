@@ -27,7 +27,9 @@ import { certificateKeyOwner } from '../certificates/service.ts';
 import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
 import { insertDeployment, raiseGeneration } from '../deployments/queries.ts';
 import type { Enqueued } from '../deployments/service.ts';
+import { findOrganization } from '../organizations/queries.ts';
 import { findServer } from '../servers/queries.ts';
+import { LETS_ENCRYPT_DIRECTORY } from '../../contract/organizations.ts';
 import type { Queryable } from '../shared/database.ts';
 import { serverAuthority, serverAuthorityKeyOwner } from './authority.ts';
 import { ensureIngressRows } from './platform.ts';
@@ -97,7 +99,11 @@ function reseal(ctx: IngressContext, server: Server, envelope: string, owner: Pa
 
 /** Everything the server's ingress needs, secrets sealed to its daemon. */
 function payloadFor(ctx: IngressContext, server: Server, hostings: readonly Hosting[]): IngressPayload {
-  const routes = routesOf(hostings, false);
+  const organization = findOrganization(ctx.db, server.organizationId)!;
+  const acme = organization.isAcmeEnabled
+    ? { directoryUrl: organization.acmeDirectoryUrl ?? LETS_ENCRYPT_DIRECTORY, email: organization.acmeEmail, directoryRoots: organization.acmeDirectoryRoots }
+    : null;
+  const routes = routesOf(hostings, acme !== null);
   const pinned = [...new Set(routes.flatMap((route) => (route.tls.kind === 'library' ? [route.tls.certificateId] : [])))];
   const certificates = certificatesOf(ctx.db, server.organizationId, pinned).map((row) => ({
     id: row.id,
@@ -114,7 +120,7 @@ function payloadFor(ctx: IngressContext, server: Server, hostings: readonly Host
       certificate: authority.certificate,
       key: reseal(ctx, server, authority.privateKey, serverAuthorityKeyOwner(authority.id), "the server's CA key"),
     },
-    acme: null,
+    acme,
   };
 }
 

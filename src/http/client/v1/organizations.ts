@@ -7,7 +7,10 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { timestampsOf } from '../../present.ts';
 import { IdParams, ListQuery, listEnvelope } from '../../../contract/common.ts';
 import { errorResponses } from '../../schemas.ts';
-import { Organization as OrganizationResponse, OrganizationUpdate } from '../../../contract/organizations.ts';
+import { LETS_ENCRYPT_DIRECTORY, Organization as OrganizationResponse, OrganizationUpdate } from '../../../contract/organizations.ts';
+import { ACME_FIELDS } from '../../../domain/organizations/service.ts';
+import { ingressServersOf } from '../../../domain/ingress/queries.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 
 const present = (row: Organization) => ({
   id: row.id,
@@ -16,6 +19,10 @@ const present = (row: Organization) => ({
   isRandomizeUsernames: row.isRandomizeUsernames,
   isDeployHooksEnabled: row.isDeployHooksEnabled,
   isHostAccessAllowed: row.isHostAccessAllowed,
+  isAcmeEnabled: row.isAcmeEnabled,
+  acmeEmail: row.acmeEmail,
+  acmeDirectoryUrl: row.acmeDirectoryUrl ?? LETS_ENCRYPT_DIRECTORY,
+  acmeDirectoryRoots: row.acmeDirectoryRoots,
   ...timestampsOf(row),
 });
 
@@ -39,9 +46,20 @@ export const organizationRoutes = (deps: AppDeps) =>
       response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
       detail: { summary: 'Read an organization' },
     })
-    .patch('/:id', ({ actor, params, body }) => present(updateOrganization(deps.db, actor, params.id, body)), {
-      params: IdParams,
-      body: OrganizationUpdate,
-      response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-      detail: { summary: 'Rename an organization or change its defaults (admins)' },
-    });
+    .patch(
+      '/:id',
+      ({ actor, params, body }) =>
+        present(
+          writeWithIngress(deps, (tx) => ({
+            result: updateOrganization(tx, actor, params.id, body),
+            // The ACME settings decide certificates on every server with an ingress.
+            servers: ACME_FIELDS.some((field) => body[field] !== undefined) ? ingressServersOf(tx, params.id) : [],
+          })),
+        ),
+      {
+        params: IdParams,
+        body: OrganizationUpdate,
+        response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'secret_unreadable', 'validation_failed') },
+        detail: { summary: 'Rename an organization or change its defaults (admins); its opt-ins and ACME settings (owners)' },
+      },
+    );
