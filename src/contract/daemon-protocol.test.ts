@@ -32,6 +32,7 @@ const VALID_FRAMES: Record<string, Frame> = {
       project: 'shop_web-2',
       compose: 'services:\n  web:\n    image: local/busybox:1\n',
       secrets: [{ name: 'db_password.txt', envelope: `pndaemon.v1.${SERVER_ID}.dk_abc.AAAA` }],
+      policy: { hostAccess: false, platform: false },
     },
   },
   'command stop': { type: 'command', id: 'cmd-2', kind: 'stop', payload: { deploymentId: DEPLOYMENT_ID, project: 'shop' } },
@@ -114,10 +115,17 @@ describe('parseFrame', () => {
       ['a secret named ..', withPayload({ secrets: [{ name: '..', envelope: 'x' }] })],
       ['a duplicate secret name', withPayload({ secrets: [{ name: 'a', envelope: 'x' }, { name: 'a', envelope: 'y' }] })],
       ['a stop without deploymentId', JSON.stringify({ type: 'command', id: 'cmd-9', kind: 'stop', payload: { project: 'p' } })],
+      ['a policy whose host access is not a boolean', withPayload({ policy: { hostAccess: 'yes', platform: false } })],
+      ['a policy without platform', withPayload({ policy: { hostAccess: true } })],
     ])('refuses a command with %s, keeping its id so it can be answered', (_name, text) => {
       const error = refusal(text);
       expect(error.closeCode).toBe(CLOSE_CODES.malformedFrame);
       expect(error.commandId).toBe(JSON.parse(text).id);
+    });
+
+    test('a deploy without a policy (queued by an older control plane) is read; the daemon then holds it to the tenant policy', () => {
+      const { policy: _policy, ...payload } = deploy.payload;
+      expect(parseFrame(JSON.stringify({ ...deploy, payload }))).toMatchObject({ kind: 'deploy', payload: { project: 'shop_web-2' } });
     });
 
     test('a command with an unreadable id has no id to answer', () => {

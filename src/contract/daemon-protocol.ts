@@ -95,9 +95,17 @@ const DeploySecret = v.object({
 });
 
 /**
- * Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`.
- * With `ingress` it is a server's ingress (src/ingress/): after `up`, the daemon configures its
- * Caddy from these routes and what it observes on the server.
+ * The Compose policy the daemon holds a deploy to before `up` (docs/SECURITY.md): the
+ * organization's host access as it applies to this server, and whether the project is
+ * platform-owned. Absent (a command queued by an older control plane): the tenant policy without
+ * host access.
+ */
+const DeployPolicy = v.object({ hostAccess: v.boolean(), platform: v.boolean() });
+
+/**
+ * Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, check them against
+ * `policy`, then `up -d`. With `ingress` it is a server's ingress (src/ingress/): after `up`, the
+ * daemon configures its Caddy from these routes and what it observes on the server.
  */
 const DeployCommand = v.object({
   type: v.literal('command'),
@@ -111,6 +119,7 @@ const DeployCommand = v.object({
       v.array(DeploySecret),
       v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
     ),
+    policy: v.optional(DeployPolicy),
     ingress: v.optional(IngressPayload),
   }),
 });

@@ -5,8 +5,8 @@
  * - Host networking: Caddy binds :80 and :443 itself (no docker-proxy in the path, clients'
  *   own addresses in X-Forwarded-For) and reaches every container at its bridge address, which
  *   only this host can route to; no upstream port is published (docs/DECISIONS.md "Ingress").
- * - Its folders are relative binds inside its own project folder (`./state`, which the daemon
- *   keeps across redeploys; the Compose policy's rule for platform projects): the configuration
+ * - Its folders are relative binds inside its own project folder (`./state`, kept across
+ *   deploys; the Compose policy's rule for platform projects): the configuration
  *   and certificate files read-only, the admin socket (the only admin listener: never TCP),
  *   Caddy's storage and the certificate log.
  * - Every capability dropped but binding low ports; no new privileges.
@@ -31,7 +31,7 @@ export const INGRESS_PATHS = {
   certificatesLog: '/var/log/panel-ingress/certificates.log',
 } as const;
 
-/** The folder of the ingress's project the daemon keeps across redeploys (relative to it). */
+/** The ingress's folder inside its project folder (which outlives deploys). */
 export const INGRESS_STATE_FOLDER = 'state';
 export const INGRESS_SERVICE = 'caddy';
 

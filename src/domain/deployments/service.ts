@@ -17,8 +17,8 @@ import { container, type Container, type DaemonCommand, type Deployment, type De
 import { sealForDaemon } from '../../crypto/index.ts';
 import { composeProjectName } from '../../compose/naming.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { conflict, notFound } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict } from '../../lib/errors.ts';
+import { type Access, type Actor, loadFor, inOrganization } from '../actor.ts';
 import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
 import type { DeployPlan } from '../deploy/plan.ts';
 import { loadEnvironment } from '../environments/service.ts';
@@ -53,10 +53,7 @@ export interface DeploymentContext {
 }
 
 export function loadDeployment(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedDeployment {
-  const row = findDeployment(db, id);
-  if (!row) throw notFound('deployment');
-  authorize(actor, row.organizationId, access, 'deployment');
-  return row;
+  return loadFor(actor, access, 'deployment', findDeployment(db, id));
 }
 
 export function listDeployments(db: Queryable, actor: Actor, environmentId: string, page: PageRequest): Page<Deployment> {
@@ -77,9 +74,7 @@ function recipientOf(target: Server) {
 
 /** A server of the plan, re-read: it must still belong to the environment's organization. */
 function serverOfPlan(db: Queryable, plan: DeployPlan, id: string): Server {
-  const target = findServer(db, id);
-  if (!target || target.organizationId !== plan.environment.organizationId) throw notFound('server');
-  return target;
+  return inOrganization(findServer(db, id), plan.environment.organizationId, 'server');
 }
 
 /**
@@ -90,6 +85,7 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
   const { db, clock } = ctx;
   const expiresAt = new Date(clock.now().getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS));
   const project = plan.compiled.project;
+  const deployPolicy = { hostAccess: plan.policy.hostAccess, platform: plan.policy.platform === true };
   // Sealed before the transaction, each server's secrets to its own daemon: no plaintext ever reaches the database.
   const documents = plan.compiled.documents.map((document) => {
     const target = serverOfPlan(db, plan, document.serverId);
@@ -126,7 +122,7 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
             .get(),
         );
       }
-      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets }));
+      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets, policy: deployPolicy }));
     }
     for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', {}));
     // Nothing to run anywhere and nothing to stop: the deploy is done as committed.

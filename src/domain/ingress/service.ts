@@ -160,7 +160,15 @@ function enqueueIngress(ctx: IngressContext, server: Server, hostings: readonly 
   const latest = latestDeployment(db, rows.environment.id);
   if (latest && latest.status !== 'failed' && rows.environment.metadata?.ingressDigest === digest) return null;
   db.update(environment).set({ metadata: { ...rows.environment.metadata, ingressDigest: digest } }).where(eq(environment.id, rows.environment.id)).run();
-  const payloadOf = (deploymentId: string) => ({ deploymentId, project: composeProjectName(rows.environment.id), compose: rows.yaml, secrets: [], ingress });
+  // Held by the daemon to the Compose policy of a platform project (host networking, nothing more).
+  const payloadOf = (deploymentId: string) => ({
+    deploymentId,
+    project: composeProjectName(rows.environment.id),
+    compose: rows.yaml,
+    secrets: [],
+    policy: { hostAccess: false, platform: true },
+    ingress,
+  });
   const queued = queuedIngressDeployment(db, rows.environment.id);
   const queuedCommand = queued ? db.select().from(daemonCommand).where(eq(daemonCommand.deploymentId, queued.id)).get() : undefined;
   if (queued && queuedCommand?.status === 'queued') {

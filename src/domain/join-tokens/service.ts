@@ -10,8 +10,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { hashToken, newOpaqueToken } from '../../auth/token.ts';
 import { type JoinToken, joinToken } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { DomainError, notFound } from '../../lib/errors.ts';
-import { type Actor, authorize } from '../actor.ts';
+import { DomainError } from '../../lib/errors.ts';
+import { type Actor, authorize, loadFor } from '../actor.ts';
 import { requireServerOf } from '../servers/service.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
@@ -66,9 +66,7 @@ export function listJoinTokens(db: Queryable, actor: Actor, organizationId: stri
 
 /** Revoking deletes the token: whatever state it was in, it can never enroll anything. */
 export function revokeJoinToken(db: Queryable, actor: Actor, id: string): void {
-  const row = db.select().from(joinToken).where(eq(joinToken.id, id)).get();
-  if (!row) throw notFound('join token');
-  authorize(actor, row.organizationId, 'write', 'join token');
+  const row = loadFor(actor, 'write', 'join token', db.select().from(joinToken).where(eq(joinToken.id, id)).get());
   db.delete(joinToken).where(and(eq(joinToken.id, id), eq(joinToken.organizationId, row.organizationId))).run();
 }
 

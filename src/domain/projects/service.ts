@@ -5,8 +5,8 @@
  * the organization default. Platform projects (a non-null component) are read-only to clients.
  */
 import { type JsonObject, type Project, projectComponents } from '../../db/schema/index.ts';
-import { conflict, forbidden, notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict, forbidden, validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
 import { baseOptionsForWrite, reconcileProject } from '../compose/service.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { requireServerOf } from '../servers/service.ts';
@@ -49,10 +49,7 @@ export interface ProjectFields {
 }
 
 export function loadProject(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Project {
-  const row = findProject(db, id);
-  if (!row) throw notFound('project');
-  authorize(actor, row.organizationId, access, 'project');
-  return row;
+  return loadFor(actor, access, 'project', findProject(db, id));
 }
 
 /** Platform projects (component set, such as the servers' ingress) are written and deployed by Panel alone. */
@@ -134,9 +131,7 @@ export function createProject(db: Queryable, actor: Actor, input: ProjectFields 
 export function updateProject(db: Queryable, actor: Actor, id: string, changes: ProjectFields & { workspaceId?: string }): Project {
   const row = loadClientProject(db, actor, id);
   if (changes.workspaceId !== undefined && changes.workspaceId !== row.workspaceId) {
-    const target = findWorkspace(db, changes.workspaceId);
-    if (!target || target.organizationId !== row.organizationId) throw notFound('workspace');
-    assertUserWorkspace(target.kind);
+    assertUserWorkspace(inOrganization(findWorkspace(db, changes.workspaceId), row.organizationId, 'workspace').kind);
   }
   const name = normalizeName(changes.name);
   if (name) assertNameFree(db, row.organizationId, name, row.id);

@@ -36,7 +36,7 @@ import * as v from 'valibot';
 type DeployCommand = Extract<CommandFrame, { kind: 'deploy' }>;
 
 export interface IngressAgentOptions {
-  /** The daemon's state folder; the ingress keeps its files in its project's `state` folder. */
+  /** The daemon's state folder; the ingress keeps its files in its project folder's `state` (kept across deploys). */
   stateDir: string;
   docker: DockerCli;
   runner: ComposeRunner;
@@ -116,7 +116,7 @@ export class IngressAgent {
       const { project, ingress: payload } = command.payload;
       if (this.desired?.project !== project) this.applied = null;
       await this.prepareFolders(this.dirOf(project));
-      const outcome = await this.options.runner.execute(command, [INGRESS_STATE_FOLDER]);
+      const outcome = await this.options.runner.execute(command);
       if (!outcome.result.ok) return outcome;
       this.desired = { project, payload: payload! };
       await writeFile(join(this.options.stateDir, DESIRED_FILE), JSON.stringify(this.desired), { mode: 0o600 });

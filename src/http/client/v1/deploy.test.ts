@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { openAsDaemon } from '../../../crypto/index.ts';
 import { PANEL_LABELS } from '../../../compose/naming.ts';
-import { container, daemonCommand, deployment, environment, service } from '../../../db/schema/index.ts';
+import { container, daemonCommand, deployment, environment, organization, service } from '../../../db/schema/index.ts';
 import { clientAs } from '../../../../test/client.ts';
 import { enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
 import { createTestApp } from '../../../../test/harness.ts';
@@ -164,6 +164,15 @@ describe('what a deploy commits', () => {
     }
     const everything = JSON.stringify(t.sqlite.query('SELECT * FROM daemon_command').all()) + res.text;
     expect(everything).not.toContain(SECRET);
+  });
+
+  test("the command carries the Compose policy the daemon checks it against again: the organization's host access", async () => {
+    const { t, tenants, s1, environmentId, pin, deploy } = await setup();
+    await pin(environmentId, s1.id);
+    const policyOf = async () => (commandsOf(t, (await deploy()).json.id)[0]!.payload as { policy: unknown }).policy;
+    expect(await policyOf()).toEqual({ hostAccess: false, platform: false });
+    t.db.update(organization).set({ isHostAccessAllowed: true }).where(eq(organization.id, tenants.owner.organizationId)).run();
+    expect(await policyOf()).toEqual({ hostAccess: true, platform: false });
   });
 
   test('secrets for a server without a daemon key: 409 server_key_missing, nothing written', async () => {

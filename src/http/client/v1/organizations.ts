@@ -1,65 +1,30 @@
-import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import type { Organization } from '../../../db/schema/index.ts';
-import { listOrganizations, loadOrganization, updateOrganization } from '../../../domain/organizations/service.ts';
-import { clientGuard } from '../../plugins/guard.ts';
-import { timestampsOf } from '../../present.ts';
-import { IdParams, ListQuery, listEnvelope } from '../../../contract/common.ts';
-import { errorResponses } from '../../schemas.ts';
-import { LETS_ENCRYPT_DIRECTORY, Organization as OrganizationResponse, OrganizationUpdate } from '../../../contract/organizations.ts';
-import { ACME_FIELDS } from '../../../domain/organizations/service.ts';
+import { LETS_ENCRYPT_DIRECTORY, Organization, OrganizationListQuery, OrganizationUpdate } from '../../../contract/organizations.ts';
+import type { Organization as OrganizationRow } from '../../../db/schema/index.ts';
 import { ingressServersOf } from '../../../domain/ingress/queries.ts';
+import { ACME_FIELDS, listOrganizations, loadOrganization, updateOrganization } from '../../../domain/organizations/service.ts';
+import { clientGuard } from '../../plugins/guard.ts';
 import { writeWithIngress } from './ingress-refresh.ts';
+import { resourceRoutes } from '../../resource.ts';
 
-const present = (row: Organization) => ({
-  id: row.id,
-  name: row.name,
-  defaultEnvironmentName: row.defaultEnvironmentName,
-  isRandomizeUsernames: row.isRandomizeUsernames,
-  isDeployHooksEnabled: row.isDeployHooksEnabled,
-  isHostAccessAllowed: row.isHostAccessAllowed,
-  isAcmeEnabled: row.isAcmeEnabled,
-  acmeEmail: row.acmeEmail,
-  acmeDirectoryUrl: row.acmeDirectoryUrl ?? LETS_ENCRYPT_DIRECTORY,
-  acmeDirectoryRoots: row.acmeDirectoryRoots,
-  ...timestampsOf(row),
-});
-
+/** Organizations are created at install or sign-up; members read them, admins change them. */
 export const organizationRoutes = (deps: AppDeps) =>
-  new Elysia({ prefix: '/organizations', detail: { tags: ['organizations'] } })
-    .use(clientGuard(deps))
-    .get(
-      '/',
-      ({ actor, query }) => {
-        const page = listOrganizations(deps.db, actor, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
-      },
-      {
-        query: v.object(ListQuery),
-        response: { 200: listEnvelope(OrganizationResponse), ...errorResponses('unauthenticated', 'validation_failed') },
-        detail: { summary: "List the caller's organizations" },
-      },
-    )
-    .get('/:id', ({ actor, params }) => present(loadOrganization(deps.db, actor, params.id)), {
-      params: IdParams,
-      response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-      detail: { summary: 'Read an organization' },
-    })
-    .patch(
-      '/:id',
-      ({ actor, params, body }) =>
-        present(
-          writeWithIngress(deps, (tx) => ({
-            result: updateOrganization(tx, actor, params.id, body),
-            // The ACME settings decide certificates on every server with an ingress.
-            servers: ACME_FIELDS.some((field) => body[field] !== undefined) ? ingressServersOf(tx, params.id) : [],
-          })),
-        ),
-      {
-        params: IdParams,
-        body: OrganizationUpdate,
-        response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'secret_unreadable', 'validation_failed') },
-        detail: { summary: 'Rename an organization or change its defaults (admins); its opt-ins and ACME settings (owners)' },
-      },
-    );
+  resourceRoutes({
+    collection: 'organizations',
+    schema: Organization,
+    derive: { acmeDirectoryUrl: (row: OrganizationRow) => row.acmeDirectoryUrl ?? LETS_ENCRYPT_DIRECTORY },
+    guard: clientGuard(deps),
+    list: { query: OrganizationListQuery, run: (actor, query) => listOrganizations(deps.db, actor, query), summary: "List the caller's organizations" },
+    read: { run: (actor, id) => loadOrganization(deps.db, actor, id), summary: 'Read an organization' },
+    update: {
+      body: OrganizationUpdate,
+      run: (actor, id, body) =>
+        writeWithIngress(deps, (tx) => ({
+          result: updateOrganization(tx, actor, id, body),
+          // The ACME settings decide certificates on every server with an ingress.
+          servers: ACME_FIELDS.some((field) => body[field] !== undefined) ? ingressServersOf(tx, id) : [],
+        })),
+      errors: ['secret_unreadable'],
+      summary: 'Rename an organization or change its defaults (admins; host access, deploy hooks and the ACME settings: owners)',
+    },
+  });
