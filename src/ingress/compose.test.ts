@@ -30,8 +30,8 @@ test('one Caddy on the host network, its folders from the daemon, capabilities d
   expect(parse(ingressComposeYaml(input))).toEqual(ingressComposeModel(input));
 });
 
-test('Compose accepts the document; the policy allows it for a platform project only', async () => {
-  await assertComposeAccepts([{ name: 'ingress', project: `pn-${input.environmentId}`, yaml: ingressComposeYaml(input), secretNames: [] }]);
+test("Compose and the daemon's policy check accept the document for a platform project, and only for one", async () => {
+  await assertComposeAccepts([{ name: 'ingress', project: `pn-${input.environmentId}`, yaml: ingressComposeYaml(input), secretNames: [], policy: { hostAccess: false, platform: true } }]);
   checkComposePolicy(ingressComposeModel(input), { hostAccess: false, platform: true, form: 'compiled' });
   expect(() => checkComposePolicy(ingressComposeModel(input), { hostAccess: false, form: 'compiled' })).toThrow('network_mode');
 });
