@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '../lib/errors.ts';
 import { type CompileInput, type CompileResult, compile, type ServerDocument } from './compile.ts';
-import { findComposeBinary, runComposeConfig } from './compose-binary.ts';
+import { composeV2ForTests } from '../../test/compose-v2.ts';
+import { runComposeConfig } from './compose-binary.ts';
 import { parseComposeText, stringifyComposeModel } from './document.ts';
 import {
   BLOG_SERVICES,
@@ -406,7 +407,7 @@ describe('compile: refusals', () => {
   });
 });
 
-const lookup = await findComposeBinary();
+const lookup = await composeV2ForTests();
 if (!lookup.found) console.warn(`compile.test.ts: the Compose v2 check is skipped: ${lookup.reason}`);
 let workDir = '';
 afterAll(() => {

@@ -19,7 +19,7 @@
  */
 import * as v from 'valibot';
 import { IngressPayload, IngressState } from './ingress.ts';
-import { reportedContainerStates } from './enums.ts';
+import { toContainerState } from './container-state.ts';
 
 /** Where a daemon enrolls (POST) and where it connects (WebSocket), relative to the control plane's URL. */
 export const ENROLL_PATH = '/api/daemon/v1/enroll';
@@ -35,6 +35,8 @@ export const EnrollRequest = v.object({
   // 43 characters carry 258 bits: the last one must leave the 2 spare bits zero to be canonical.
   publicKey: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, 'must be a 32-byte X25519 public key in canonical unpadded base64url')),
   keyId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of [A-Za-z0-9_-]')),
+  /** The server's name as chosen for the join command (`panel daemon join --name`); default its hostname. */
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
 });
 export type EnrollRequest = v.InferInput<typeof EnrollRequest>;
 /** 201 for a new server, 200 when the machine's record was reused (its credential rotated). */
@@ -55,6 +57,8 @@ export const CLOSE_CODES = {
   normal: 1000,
   /** The hub is going away (restart); the agent reconnects with backoff. */
   goingAway: 1001,
+  /** Not yet (the local daemon arrived before the install): the agent retries every 2 s. */
+  tryAgainLater: 1013,
   /** A frame was not JSON, or not one of the frames below. */
   malformedFrame: 4000,
   /** A frame exceeded MAX_FRAME_BYTES. */
@@ -124,17 +128,24 @@ const DeployCommand = v.object({
   }),
 });
 
-/** Stop (`down`, keeping volumes and the project folder) or destroy (`down --volumes`, folder removed). */
+/** Stop (`compose stop`: containers kept) or destroy (`down --volumes`, the project folder removed). */
 const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName });
-const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopOrDestroyPayload });
+/** Stop: `compose stop`, the containers kept. With `remove` (a server the placement no longer
+ * uses), `compose down`: the containers go, volumes and the project folder stay. */
+const StopPayload = v.object({ ...StopOrDestroyPayload.entries, remove: v.optional(v.boolean()) });
+const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopPayload });
 const DestroyCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('destroy'), payload: StopOrDestroyPayload });
 
-/** One container as the runtime lists it. `service` is the Compose service key. */
+/**
+ * One container as the runtime lists it. `service` is the Compose service key. A `state` outside
+ * the specification's list (a newer runtime's word, a typo, a missing value) reads as `unknown`,
+ * as the state table says, instead of refusing the whole report.
+ */
 const ReportedContainer = v.object({
   containerId: text(128),
   name: text(255),
   service: v.string(),
-  state: v.picklist(reportedContainerStates),
+  state: v.pipe(v.optional(v.unknown(), 'unknown'), v.transform(toContainerState)),
   /** Docker's human status, e.g. "Up 3 minutes". */
   status: v.optional(v.string()),
   labels: v.optional(v.record(v.string(), v.string())),

@@ -1,7 +1,7 @@
 /**
  * The agent's Compose runner on a real Docker engine (../shared/tools/real-docker.sh, in a private
  * network namespace): deploy a two-service project with a secret delivered as a `pndaemon`
- * envelope, redeploy, stop and destroy, once with Compose v2 (`docker compose`) and once with the
+ * envelope, redeploy, stop (containers kept, exited) and destroy, once with Compose v2 (`docker compose`) and once with the
  * v1 fallback (`docker-compose`). Skipped with a printed reason only when the engine cannot start.
  *
  * The engine of real-docker.sh has no bridge networking, so the two services share the engine's
@@ -139,10 +139,12 @@ describe.each(generations)('agent on a real engine: $name', ({ env, expected }) 
     expect((await docker('exec', containers[0]!.containerId, 'cat', '/run/secrets/api_key')).stdout).toBe(ROTATED_SECRET_VALUE);
   }, STEP_TIMEOUT_MS);
 
-  test('stop: containers are removed, the report is empty, the folder stays', async () => {
+  test('stop: the containers are kept, exited, and reported so with their ids; the folder stays', async () => {
+    const before = (await docker('ps', '-aq', '--no-trunc', '--filter', `label=com.docker.compose.project=${project}`)).stdout.trim();
     const outcome = await runner.execute(command('stop'));
-    expect(outcome).toEqual({ report: { project, containers: [] }, result: { ok: true, data: { deploymentId, project, containers: 0 } } });
-    expect((await docker('ps', '-aq', '--filter', `label=com.docker.compose.project=${project}`)).stdout).toBe('');
+    expect(outcome.result).toEqual({ ok: true, data: { deploymentId, project, containers: 1 } });
+    expect(outcome.report!.containers.map(({ containerId, state }) => [containerId, state])).toEqual([[before, 'exited']]);
+    expect((await docker('inspect', '-f', '{{.State.Status}}', before)).stdout.trim()).toBe('exited');
     expect(existsSync(join(stateDir, 'projects', `${project}.panel`, 'compose.yaml'))).toBe(true);
   }, STEP_TIMEOUT_MS);
 

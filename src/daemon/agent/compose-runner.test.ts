@@ -40,7 +40,7 @@ interface Call {
   files?: Record<string, { content: string; mode: number }>;
 }
 
-type Answer = CommandResult | ((argv: string[]) => CommandResult);
+type Answer = CommandResult | ((argv: string[]) => CommandResult | Promise<CommandResult>);
 
 const tempDirs: string[] = [];
 afterEach(async () => {
@@ -91,10 +91,16 @@ async function setup(script: Record<string, Answer> = {}) {
     return typeof answer === 'function' ? answer([...argv]) : answer;
   });
   const logLines: string[] = [];
-  const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)) });
+  // Progress ticks run only when a test calls them: nothing waits on a clock.
+  const ticks: (() => void)[] = [];
+  const every = (tick: () => void) => {
+    ticks.push(tick);
+    return () => ticks.splice(ticks.indexOf(tick), 1);
+  };
+  const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)), every });
   const projectDir = join(stateDir, 'projects', 'shop');
   const panelDir = `${projectDir}.panel`;
-  return { stateDir, projectDir, panelDir, calls, runner, logLines, answers };
+  return { stateDir, projectDir, panelDir, calls, runner, logLines, answers, ticks };
 }
 
 const ok = (stdout: string): CommandResult => ({ exitCode: 0, stdout, stderr: '' });
@@ -305,18 +311,27 @@ describe('deploy', () => {
 });
 
 describe('stop and destroy', () => {
-  test('stop runs down in the project folder and keeps both folders', async () => {
+  test('stop runs compose stop in the project folder (containers kept) and keeps both folders', async () => {
     const { runner, calls, projectDir, panelDir } = await setup();
     await runner.execute(deployCommand());
     calls.length = 0;
     const outcome = await runner.execute(projectCommand('stop'));
     expect(calls.map(({ argv, cwd }) => [argv, cwd])).toEqual([
-      [`docker compose ${composeArgs(panelDir, projectDir)} down`, projectDir],
+      [`docker compose ${composeArgs(panelDir, projectDir)} stop`, projectDir],
       ['docker ps -a --no-trunc --filter label=com.docker.compose.project=shop --format {{json .}}', undefined],
     ]);
-    expect(outcome).toEqual({ report: { project: 'shop', containers: [] }, result: { ok: true, data: { deploymentId: DEPLOYMENT_ID, project: 'shop', containers: 0 } } });
+    expect(outcome.result).toEqual({ ok: true, data: { deploymentId: DEPLOYMENT_ID, project: 'shop', containers: 0 } });
     expect(existsSync(join(panelDir, 'compose.yaml'))).toBe(true);
     expect(existsSync(projectDir)).toBe(true);
+  });
+
+  test('a stop with remove (a server the placement dropped) runs compose down', async () => {
+    const { runner, calls, projectDir, panelDir } = await setup();
+    await runner.execute(deployCommand());
+    calls.length = 0;
+    const command: CommandFrame = { type: 'command', id: 'cmd-drop', kind: 'stop', payload: { deploymentId: DEPLOYMENT_ID, project: 'shop', remove: true } };
+    expect((await runner.execute(command)).result.ok).toBe(true);
+    expect(calls[0]!.argv).toBe(`docker compose ${composeArgs(panelDir, projectDir)} down`);
   });
 
   test("destroy removes volumes, the project folder and the daemon's files", async () => {
@@ -334,7 +349,7 @@ describe('stop and destroy', () => {
   test('a project never deployed here is stopped by label (v2 needs no file)', async () => {
     const { runner, calls } = await setup();
     await runner.execute(projectCommand('stop', 'elsewhere'));
-    expect(calls[1]).toEqual({ argv: 'docker compose -p elsewhere down', cwd: undefined });
+    expect(calls[1]).toEqual({ argv: 'docker compose -p elsewhere stop', cwd: undefined });
   });
 
   test('a failing down keeps the folders so destroy can be retried', async () => {
@@ -348,9 +363,35 @@ describe('stop and destroy', () => {
   });
 });
 
+test('while a command runs, each changed listing of its containers is handed to progress; none after it finished', async () => {
+  const { runner, answers, ticks } = await setup();
+  await runner.execute(deployCommand());
+  let release: (() => void) | undefined;
+  answers[' stop'] = () => new Promise<CommandResult>((resolve) => (release = () => resolve(ok(''))));
+  const progress: string[][] = [];
+  const listed = (...states: string[]) => ok(states.map((state, i) => PS_LINE.replace('"running"', `"${state}"`).replace('c'.repeat(64), `${i}`.repeat(64))).join('\n'));
+  const running = runner.execute(projectCommand('stop'), (report) => progress.push(report.containers.map((item) => item.state)));
+  while (!release) await Bun.sleep(0);
+  const tick = async () => {
+    ticks[0]!();
+    for (let i = 0; i < 5; i++) await Bun.sleep(0);
+  };
+  answers['docker ps'] = listed('running', 'running');
+  await tick();
+  await tick(); // unchanged: not sent again
+  answers['docker ps'] = listed('exited', 'running');
+  await tick();
+  answers['docker ps'] = listed('exited', 'exited');
+  release();
+  const outcome = await running;
+  expect(progress).toEqual([['running', 'running'], ['exited', 'running']]);
+  expect(outcome.report?.containers.map((item) => item.state)).toEqual(['exited', 'exited']);
+  expect(ticks).toEqual([]);
+});
+
 test('commands of one project run one after another', async () => {
   const { runner, calls } = await setup();
   await Promise.all([runner.execute(deployCommand()), runner.execute(projectCommand('stop')), runner.execute(deployCommand())]);
-  const order = calls.map((call) => call.argv).filter((argv) => / (up|down) /.test(`${argv} `)).map((argv) => (argv.includes(' up ') ? 'up' : 'down'));
-  expect(order).toEqual(['up', 'down', 'up']);
+  const order = calls.map((call) => call.argv).filter((argv) => / (up|stop) /.test(`${argv} `)).map((argv) => (argv.includes(' up ') ? 'up' : 'stop'));
+  expect(order).toEqual(['up', 'stop', 'up']);
 });

@@ -15,6 +15,12 @@
  * paths on disk), swapped in by rename and only then brought up: a refused or invalid document
  * never replaces a working one and nothing starts. Plaintext secrets exist only in 0600 files:
  * never in argv, an environment, a log line or a result.
+ *
+ * Stop is `compose stop`: the containers stay (exited, same ids) and start again on the next
+ * deploy. Destroy is `compose down --volumes`: containers, networks and volumes go, and so do the
+ * project's folders. While a command runs, the project's containers are listed every
+ * PROGRESS_INTERVAL_MS and each listing that differs from the last is handed to `progress`, so
+ * the console watches containers start, stop or disappear one by one.
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -29,7 +35,8 @@ import { type ComposeCli, ComposeUnavailableError, type DockerCli, lastLine } fr
 import { checkProject } from './project-check.ts';
 
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
-type ProjectPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
+type StopPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
+type ProjectPayload = Extract<CommandFrame, { kind: 'destroy' }>['payload'];
 
 /** What a finished command sends back: a report of the project's containers (when they could be
  * listed) and the result. */
@@ -38,13 +45,23 @@ export interface CommandOutcome {
   result: { ok: true; data: Record<string, unknown> } | { ok: false; error: CommandFailure };
 }
 
+export type ProjectReport = NonNullable<CommandOutcome['report']>;
+
 export interface ComposeRunnerOptions {
   stateDir: string;
   docker: DockerCli;
   /** Who envelopes are sealed to; null while a local daemon has not been welcomed yet. */
   identity: () => DaemonIdentity | null;
   logger: Logger;
+  /** Calls `tick` every `ms` until the returned function cancels it (tests tick by hand). */
+  every?: (tick: () => void, ms: number) => () => void;
 }
+
+export const PROGRESS_INTERVAL_MS = 1_500;
+const defaultEvery = (tick: () => void, ms: number) => {
+  const handle = setInterval(tick, ms);
+  return () => clearInterval(handle);
+};
 
 const COMPOSE_FILE = 'compose.yaml';
 const ENV_FILE = 'compose.env';
@@ -69,17 +86,51 @@ export class ComposeRunner {
 
   constructor(private readonly options: ComposeRunnerOptions) {}
 
-  /** Runs one command; commands of one project run one after another, in arrival order. */
-  execute(command: CommandFrame): Promise<CommandOutcome> {
+  /**
+   * Runs one command; commands of one project run one after another, in arrival order.
+   * `progress` gets the project's containers whenever they change while the command runs.
+   */
+  execute(command: CommandFrame, progress?: (report: ProjectReport) => void): Promise<CommandOutcome> {
     const project = command.payload.project;
     const previous = this.projectQueues.get(project) ?? Promise.resolve();
-    const run = previous.then(() => this.runCommand(command));
+    const run = previous.then(() => this.runWatched(command, progress));
     const settled = run.catch(() => undefined);
     this.projectQueues.set(project, settled);
     void settled.then(() => {
       if (this.projectQueues.get(project) === settled) this.projectQueues.delete(project);
     });
     return run;
+  }
+
+  /** The command, with its project's containers listed on every progress tick while it runs. */
+  private async runWatched(command: CommandFrame, progress: ((report: ProjectReport) => void) | undefined): Promise<CommandOutcome> {
+    const project = command.payload.project;
+    if (!progress || !PROJECT_NAME_PATTERN.test(project)) return this.runCommand(command);
+    let finished = false;
+    let listing = false;
+    let last = '';
+    const tick = async () => {
+      if (listing || finished) return;
+      listing = true;
+      try {
+        const report = await this.listContainers(project);
+        const seen = report && JSON.stringify(report.containers.map(({ containerId, state }) => [containerId, state]));
+        // A listing that lands after the command finished would arrive after its final report.
+        if (report && !finished && seen !== last) {
+          last = seen!;
+          progress(report);
+        }
+      } finally {
+        listing = false;
+      }
+    };
+    const cancel = (this.options.every ?? defaultEvery)(() => void tick(), PROGRESS_INTERVAL_MS);
+    try {
+      return await this.runCommand(command);
+    } finally {
+      finished = true;
+      cancel();
+    }
   }
 
   private async runCommand(command: CommandFrame): Promise<CommandOutcome> {
@@ -169,29 +220,33 @@ export class ComposeRunner {
     return ['-p', project, '-f', join(panelDir, COMPOSE_FILE), '--project-directory', projectDir, '--env-file', join(panelDir, ENV_FILE)];
   }
 
-  /** `down`: containers and networks removed, volumes and the project folder kept. */
-  private async stop(payload: ProjectPayload): Promise<Record<string, unknown>> {
-    await this.down(payload.project, []);
+  /**
+   * `stop`: the containers stay, exited, with their ids; networks, volumes and the folder are
+   * kept. With `remove` (a server the placement dropped), `down`: the containers go too.
+   */
+  private async stop(payload: StopPayload): Promise<Record<string, unknown>> {
+    if (payload.remove) await this.projectCommand(payload.project, ['down'], 'compose_down_failed');
+    else await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed');
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
   /** `down --volumes`, then the project folder, the daemon's files and any interrupted staging are removed. */
   private async destroy(payload: ProjectPayload): Promise<Record<string, unknown>> {
-    await this.down(payload.project, ['--volumes', '--remove-orphans']);
+    await this.projectCommand(payload.project, ['down', '--volumes', '--remove-orphans'], 'compose_down_failed');
     const { projectDir, panel, staging, old } = this.projectPaths(payload.project);
     for (const path of [projectDir, panel, staging, old]) await rm(path, { recursive: true, force: true });
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
-  private async down(project: string, flags: string[]): Promise<void> {
+  private async projectCommand(project: string, command: string[], failureCode: string): Promise<void> {
     assertProjectName(project);
     const compose = await this.compose();
     const { projectDir, panel } = this.projectPaths(project);
     // With the document, Compose reads it (v1 needs one); without, v2 finds the project by label.
     const hasDocument = await exists(join(panel, COMPOSE_FILE));
-    const args = [...(hasDocument ? this.composeArgs(project, panel) : ['-p', project]), 'down', ...flags];
-    const down = await this.runCompose(compose, args, hasDocument ? projectDir : undefined, UP_TIMEOUT_MS);
-    if (down.exitCode !== 0) throw new CommandFailedError('compose_down_failed', down.stderr.trim() || `compose down exited ${down.exitCode}`);
+    const args = [...(hasDocument ? this.composeArgs(project, panel) : ['-p', project]), ...command];
+    const run = await this.runCompose(compose, args, hasDocument ? projectDir : undefined, UP_TIMEOUT_MS);
+    if (run.exitCode !== 0) throw new CommandFailedError(failureCode, run.stderr.trim() || `compose ${command[0]} exited ${run.exitCode}`);
   }
 
   private async compose() {

@@ -2,14 +2,15 @@
  * Test support: compiled runtime documents staged as the daemon stages them
  * (projects/<project>/ and projects/<project>.panel/ with empty 0600 secret files) and run
  * through the daemon's own check (src/daemon/agent/project-check.ts) with the real
- * `docker compose config` (Compose v2, see src/compose/compose-binary.ts): Compose accepts them
+ * `docker compose config` (Compose v2, found or fetched by test/compose-v2.ts): Compose accepts them
  * and the Compose policy passes them again. Tests skip the check, printing why, when no binary
  * can be had.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findComposeBinary, runCommand } from '../../compose/compose-binary.ts';
+import { composeV2ForTests } from '../../../test/compose-v2.ts';
+import { runCommand } from '../../compose/compose-binary.ts';
 import { panelFolderOf } from '../../compose/naming.ts';
 import type { JsonValue } from '../../compose/values.ts';
 import { checkProject } from '../../daemon/agent/project-check.ts';
@@ -25,7 +26,7 @@ export interface CompiledDocument {
   policy?: { hostAccess: boolean; platform: boolean };
 }
 
-export const composeLookup = await findComposeBinary();
+export const composeLookup = await composeV2ForTests();
 if (!composeLookup.found) console.log(`docker compose config checks skipped: ${composeLookup.reason}`);
 
 /**

@@ -5,6 +5,7 @@
  * the organization default. Platform projects (a non-null component) are read-only to clients.
  */
 import { type JsonObject, type Project, projectComponents } from '../../db/schema/index.ts';
+import { caseFold } from '../../lib/case-fold.ts';
 import { conflict, forbidden, validationFailed } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
 import { baseOptionsForWrite, reconcileProject } from '../compose/service.ts';
@@ -31,8 +32,8 @@ export const RESERVED_PROJECT_NAMES: readonly string[] = projectComponents;
 export const MAX_PROJECT_NAME_LENGTH = 255;
 export const FIRST_ENVIRONMENT_DESCRIPTION = 'Default environment';
 
-/** The form project names are compared in: trimmed, NFC-normalized, lower-cased (full Unicode). */
-export const foldProjectName = (name: string): string => name.trim().normalize('NFC').toLowerCase();
+/** The form project names are compared in: trimmed, NFC-normalized, full Unicode case folding. */
+export const foldProjectName = (name: string): string => caseFold(name.trim().normalize('NFC')).normalize('NFC');
 
 export interface ProjectOptions extends JsonObject {
   compose?: JsonObject;

@@ -1,17 +1,20 @@
 import type { AppDeps } from '../../../app.ts';
 import { Container, ContainerCreate, ContainerListQuery, ContainerUpdate } from '../../../contract/containers.ts';
 import { createContainer, deleteContainer, listContainers, loadContainer, updateContainer } from '../../../domain/containers/service.ts';
+import { isRemovedContainer } from '../../../domain/reports/apply.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { presenterOf } from '../../present.ts';
 import { resourceRoutes } from '../../resource.ts';
 
-/** The container row as GET /containers/:id answers it (also pushed on /ws/client/v1). */
-export const presentContainer = presenterOf(Container);
+/** The container row as GET /containers/:id answers it (also pushed on /ws/client/v1); `isRemoved` is derived. */
+const derive = { isRemoved: isRemovedContainer };
+export const presentContainer = presenterOf(Container, derive);
 
 export const containerRoutes = (deps: AppDeps) =>
   resourceRoutes({
     collection: 'containers',
     schema: Container,
+    derive,
     guard: clientGuard(deps),
     create: {
       body: ContainerCreate,

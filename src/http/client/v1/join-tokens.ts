@@ -1,13 +1,13 @@
 /**
- * Join tokens, for enrolling servers (organization admins): create (the token and the exact
- * `panel daemon join <publicUrl> --token <T>` command, shown once; with replacesServerId the
+ * Join tokens, for enrolling servers (organization admins): create (the token, the one-line
+ * install-and-join command with the options chosen, `panel daemon join …`, and warnings, shown once; with replacesServerId the
  * enrollment takes over that server, the only way a machine already enrolled enrolls again),
  * list with their state, revoke.
  */
 import type { AppDeps } from '../../../app.ts';
 import { CreatedJoinToken, JoinToken, JoinTokenCreate, JoinTokenListQuery } from '../../../contract/tokens.ts';
 import type { JoinToken as JoinTokenRow } from '../../../db/schema/index.ts';
-import { createJoinToken, joinCommandFor, joinTokenState, listJoinTokens, revokeJoinToken } from '../../../domain/join-tokens/service.ts';
+import { createJoinToken, joinCommandsFor, joinTokenState, joinWarnings, listJoinTokens, revokeJoinToken } from '../../../domain/join-tokens/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
 
@@ -21,7 +21,7 @@ export const joinTokenRoutes = (deps: AppDeps) =>
       body: JoinTokenCreate,
       run: (actor, body) => {
         const { row, token } = createJoinToken(deps.db, deps.clock, actor, body);
-        return { ...row, token, command: joinCommandFor(deps.config.publicUrl, token) };
+        return { ...row, token, ...joinCommandsFor(deps.config.publicUrl, token, { name: body.name }), warnings: joinWarnings(deps.config.publicUrl) };
       },
       answer: CreatedJoinToken,
       errors: ['machine_is_local'],

@@ -1,15 +1,38 @@
+import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
-import { Server, ServerListQuery, ServerUpdate } from '../../../contract/servers.ts';
+import { Server, ServerListQuery, ServerUpdate, ThisMachine, ThisMachineQuery } from '../../../contract/servers.ts';
 import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
+import { describeThisMachine } from '../../../domain/servers/this-machine.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { presenterOf } from '../../present.ts';
 import { resourceRoutes } from '../../resource.ts';
+import { errorResponses } from '../../schemas.ts';
 
 /** The server as GET /servers/:id answers it (also pushed on /ws/client/v1). */
 export const presentServer = presenterOf(Server);
 
+/** "This machine": Panel's own host as the organization's local server, or why it is not connected. */
+const thisMachineRoute = (deps: AppDeps) =>
+  new Elysia({ prefix: '/servers', detail: { tags: ['servers'] } })
+    .use(clientGuard(deps))
+    .get(
+      '/this-machine',
+      ({ actor, query }) =>
+        describeThisMachine(actor, query.organizationId, {
+          ...deps.hub.localSlot(),
+          isConnected: (serverId) => deps.hub.isConnected(serverId),
+          supervised: deps.localDaemon?.status(),
+        }),
+      {
+        query: ThisMachineQuery,
+        response: { 200: ThisMachine, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        detail: { summary: "Whether Panel's own host is connected as the organization's local server; if not, why and the command that fixes it" },
+      },
+    );
+
 /** Servers are enrolled by their daemon (join tokens), not created here. */
 export const serverRoutes = (deps: AppDeps) =>
+  new Elysia({ name: 'servers' }).use(thisMachineRoute(deps)).use(
   resourceRoutes({
     collection: 'servers',
     schema: Server,
@@ -30,4 +53,5 @@ export const serverRoutes = (deps: AppDeps) =>
       errors: ['has_dependents'],
       summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)',
     },
-  });
+  }),
+  );
