@@ -10,6 +10,7 @@
  *   hub -> agent   command                    durable: redelivered until a result arrives
  *   agent -> hub   ack, report?, result       ack on receipt; report(s) then result when done
  *   agent -> hub   ingress                    the server's ingress state (src/ingress/)
+ *   agent -> hub   fabric                     the server's overlay fabric state (src/contract/fabric.ts)
  *   hub -> agent   ping    agent -> hub pong  liveness, either way round
  *
  * Unknown object keys are ignored (a newer peer may add fields); unknown frame types, missing
@@ -20,6 +21,7 @@
 import * as v from 'valibot';
 import { IngressPayload, IngressState } from './ingress.ts';
 import { toContainerState } from './container-state.ts';
+import { FabricCommandPayload, FabricNetwork, FabricStatus } from './fabric.ts';
 
 /** Where a daemon enrolls (POST) and where it connects (WebSocket), relative to the control plane's URL. */
 export const ENROLL_PATH = '/api/daemon/v1/enroll';
@@ -109,7 +111,9 @@ const DeployPolicy = v.object({ hostAccess: v.boolean(), platform: v.boolean() }
 /**
  * Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, check them against
  * `policy`, then `up -d`. With `ingress` it is a server's ingress (src/ingress/): after `up`, the
- * daemon configures its Caddy from these routes and what it observes on the server.
+ * daemon configures its Caddy from these routes and what it observes on the server. `fabric` lists the document's networks that span servers: the daemon
+ * routes and admits them over its fabric interface before `up` (and forgets them when a later
+ * deploy has none); the policy allows their bridge and subnet and nothing else of the kind.
  */
 const DeployCommand = v.object({
   type: v.literal('command'),
@@ -125,8 +129,12 @@ const DeployCommand = v.object({
     ),
     policy: v.optional(DeployPolicy),
     ingress: v.optional(IngressPayload),
+    fabric: v.optional(v.pipe(v.array(FabricNetwork), v.maxLength(64))),
   }),
 });
+
+/** Fabric: bring the server's WireGuard interface, peers, routes and rules to `config` (`up`), or remove them (`down`). */
+const FabricCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('fabric'), payload: FabricCommandPayload });
 
 /** Stop (`compose stop`: containers kept) or destroy (`down --volumes`, the project folder removed). */
 const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName });
@@ -172,7 +180,7 @@ export const Frame = v.variant('type', [
   v.object({ type: v.literal('welcome'), serverId: uuid }),
   /** hub -> agent: one durable command. The agent runs an id at most once; a redelivered id is
    * acked again and, once finished, answered with the recorded result. */
-  v.variant('kind', [DeployCommand, StopCommand, DestroyCommand]),
+  v.variant('kind', [DeployCommand, StopCommand, DestroyCommand, FabricCommand]),
   /** agent -> hub: the command was received and will run (or already ran). */
   v.object({ type: v.literal('ack'), id: commandId }),
   /** agent -> hub: the command finished; `data` on success, `error` on failure. */
@@ -191,6 +199,9 @@ export const Frame = v.variant('type', [
   /** agent -> hub: what changed in the server's ingress (routes, certificates), after each apply
    * and whenever a certificate moves on. */
   v.object({ type: v.literal('ingress'), ...IngressState.entries }),
+  /** agent -> hub: the overlay fabric on this server: after connecting, after every apply, and
+   * every minute while its interface is up. */
+  v.object({ type: v.literal('fabric'), ...FabricStatus.entries }),
   /** either way: liveness probe; `ts` is the sender's clock in epoch milliseconds. */
   v.object({ type: v.literal('ping'), ts: v.number() }),
   /** either way: answer to `ping`, echoing its `ts`. */
@@ -206,6 +217,7 @@ export type CommandKind = CommandFrame['kind'];
 export type ResultFrame = FrameOf<'result'>;
 export type ReportFrame = FrameOf<'report'>;
 export type IngressFrame = FrameOf<'ingress'>;
+export type FabricFrame = FrameOf<'fabric'>;
 export type ReportedContainer = v.InferOutput<typeof ReportedContainer>;
 export type CommandFailure = v.InferOutput<typeof CommandFailure>;
 

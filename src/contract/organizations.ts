@@ -16,6 +16,8 @@ export const Organization = v.object({
   acmeDirectoryUrl: v.string(),
   /** PEM roots of a private ACME directory's own certificate, or null. */
   acmeDirectoryRoots: v.nullable(v.string()),
+  /** The overlay fabric is on (its settings and state: GET /organizations/{id}/fabric). */
+  isFabricEnabled: v.boolean(),
   ...Timestamps,
 });
 export type Organization = v.InferOutput<typeof Organization>;

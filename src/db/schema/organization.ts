@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { check, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { DEFAULT_CONTAINER_RANGE, DEFAULT_MESH_RANGE } from '../../fabric/allocate.ts';
 import { boolean, booleanCheck, id, lengthBetween, matchesCharacters, timestamps, uuidV7Check } from './columns.ts';
 
 export const organization = sqliteTable(
@@ -27,6 +28,12 @@ export const organization = sqliteTable(
     acmeDirectoryUrl: text('acme_directory_url'),
     /** PEM roots the directory's own https certificate chains to (a private ACME server); null: the system's. */
     acmeDirectoryRoots: text('acme_directory_roots'),
+    /** The overlay fabric (owner's opt-in): a WireGuard mesh between the organization's servers. */
+    isFabricEnabled: boolean('is_fabric_enabled').notNull().default(false),
+    /** Where the servers' mesh addresses come from (src/fabric/allocate.ts checks it). */
+    fabricMeshRange: text('fabric_mesh_range').notNull().default(DEFAULT_MESH_RANGE),
+    /** Where the /24 of every network spanning servers comes from, one per server. */
+    fabricContainerRange: text('fabric_container_range').notNull().default(DEFAULT_CONTAINER_RANGE),
     ...timestamps(),
   },
   (t) => [
@@ -39,6 +46,7 @@ export const organization = sqliteTable(
     booleanCheck('organization', t.isAcmeEnabled),
     check('organization_acme_email_length', lengthBetween(t.acmeEmail, 3, 254)),
     check('organization_acme_directory_url_is_https', sql`${t.acmeDirectoryUrl} GLOB 'https://?*' AND length(${t.acmeDirectoryUrl}) <= 2048`),
+    booleanCheck('organization', t.isFabricEnabled),
   ],
 );
 

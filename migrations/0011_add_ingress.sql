@@ -73,3 +73,11 @@ WHEN NEW.`updated_at` IS OLD.`updated_at`
 BEGIN
 	UPDATE `ingress_certificate` SET `updated_at` = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE `id` = NEW.`id`;
 END;
+--> statement-breakpoint
+-- The organization's ACME settings. Added column by column (a rebuild of `organization` would drop
+-- its triggers and ask every child table's foreign keys to follow); each CHECK is the one drizzle
+-- declares in src/db/schema/organization.ts, as a column constraint.
+ALTER TABLE `organization` ADD `is_acme_enabled` integer DEFAULT false NOT NULL CONSTRAINT "organization_is_acme_enabled_is_boolean" CHECK("is_acme_enabled" IN (0, 1));--> statement-breakpoint
+ALTER TABLE `organization` ADD `acme_email` text CONSTRAINT "organization_acme_email_length" CHECK(length("acme_email") BETWEEN 3 AND 254);--> statement-breakpoint
+ALTER TABLE `organization` ADD `acme_directory_url` text CONSTRAINT "organization_acme_directory_url_is_https" CHECK("acme_directory_url" GLOB 'https://?*' AND length("acme_directory_url") <= 2048);--> statement-breakpoint
+ALTER TABLE `organization` ADD `acme_directory_roots` text;
