@@ -16,6 +16,8 @@ export const Organization = v.object({
   acmeDirectoryUrl: v.string(),
   /** PEM roots of a private ACME directory's own certificate, or null. */
   acmeDirectoryRoots: v.nullable(v.string()),
+  /** Host access also on the control plane's own server: a superadmin's grant (admin surface), on top of isHostAccessAllowed. */
+  isLocalHostAccessAllowed: v.boolean(),
   /** The overlay fabric is on (its settings and state: GET /organizations/{id}/fabric). */
   isFabricEnabled: v.boolean(),
   ...Timestamps,
@@ -29,7 +31,7 @@ export const OrganizationUpdate = strict({
   defaultEnvironmentName: v.optional(EnvironmentName),
   /** New principals get `<username>_<11 random characters>` as their applied username. */
   isRandomizeUsernames: v.optional(v.boolean()),
-  /** Owners only: lets Compose documents use host access (privileged, host paths, the Docker socket). */
+  /** Owners only: lets Compose documents use host access on the organization's servers (docs/SECURITY.md). */
   isHostAccessAllowed: v.optional(v.boolean()),
   /** Owners only: allows deploy hooks in service options. */
   isDeployHooksEnabled: v.optional(v.boolean()),
@@ -46,3 +48,10 @@ export type OrganizationUpdate = v.InferInput<typeof OrganizationUpdate>;
 
 /** The ACME directory used when the organization names none. */
 export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
+
+/** Superadmins (PATCH /api/admin/v1/organizations/{id}): host access on the control plane's own server. */
+export const LocalHostAccessUpdate = strict({
+  /** With the owner's isHostAccessAllowed, lets the organization's Compose documents use host access on Panel's own server. */
+  isLocalHostAccessAllowed: v.boolean(),
+});
+export type LocalHostAccessUpdate = v.InferInput<typeof LocalHostAccessUpdate>;

@@ -18,7 +18,7 @@ export const organization = sqliteTable(
     isRandomizeUsernames: boolean('is_randomize_usernames').notNull().default(false),
     /** Allows deploy hooks in service options. */
     isDeployHooksEnabled: boolean('is_deploy_hooks_enabled').notNull().default(false),
-    /** Compose host-access opt-in (host network, privileged mounts and the like). */
+    /** Compose host access on the organization's servers: its owner's opt-in (docs/SECURITY.md). */
     isHostAccessAllowed: boolean('is_host_access_allowed').notNull().default(false),
     /** Owner's opt-in: hostings with tls `auto` get certificates from the ACME directory below. */
     isAcmeEnabled: boolean('is_acme_enabled').notNull().default(false),
@@ -28,6 +28,8 @@ export const organization = sqliteTable(
     acmeDirectoryUrl: text('acme_directory_url'),
     /** PEM roots the directory's own https certificate chains to (a private ACME server); null: the system's. */
     acmeDirectoryRoots: text('acme_directory_roots'),
+    /** Host access also on the control plane's own (local) server: a superadmin's grant, on top of the opt-in. */
+    isLocalHostAccessAllowed: boolean('is_local_host_access_allowed').notNull().default(false),
     /** The overlay fabric (owner's opt-in): a WireGuard mesh between the organization's servers. */
     isFabricEnabled: boolean('is_fabric_enabled').notNull().default(false),
     /** Where the servers' mesh addresses come from (src/fabric/allocate.ts checks it). */
@@ -46,6 +48,7 @@ export const organization = sqliteTable(
     booleanCheck('organization', t.isAcmeEnabled),
     check('organization_acme_email_length', lengthBetween(t.acmeEmail, 3, 254)),
     check('organization_acme_directory_url_is_https', sql`${t.acmeDirectoryUrl} GLOB 'https://?*' AND length(${t.acmeDirectoryUrl}) <= 2048`),
+    booleanCheck('organization', t.isLocalHostAccessAllowed),
     booleanCheck('organization', t.isFabricEnabled),
   ],
 );
