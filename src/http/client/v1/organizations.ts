@@ -7,12 +7,15 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { writeWithIngress } from './ingress-refresh.ts';
 import { resourceRoutes } from '../../resource.ts';
 
+/** The organization's answer fields the row holds otherwise (also the admin surface's). */
+export const organizationDerivations = { acmeDirectoryUrl: (row: OrganizationRow) => row.acmeDirectoryUrl ?? LETS_ENCRYPT_DIRECTORY };
+
 /** Organizations are created at install or sign-up; members read them, admins change them. */
 export const organizationRoutes = (deps: AppDeps) =>
   resourceRoutes({
     collection: 'organizations',
     schema: Organization,
-    derive: { acmeDirectoryUrl: (row: OrganizationRow) => row.acmeDirectoryUrl ?? LETS_ENCRYPT_DIRECTORY },
+    derive: organizationDerivations,
     guard: clientGuard(deps),
     list: { query: OrganizationListQuery, run: (actor, query) => listOrganizations(deps.db, actor, query), summary: "List the caller's organizations" },
     read: { run: (actor, id) => loadOrganization(deps.db, actor, id), summary: 'Read an organization' },
