@@ -54,10 +54,10 @@ import {
   markDisconnected,
   touchLastSeen,
 } from '../domain/daemons/connections.ts';
-import { expireCommands, failUndeliverableCommand, onAck, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
+import { expireCommands, failUndeliverableCommand, onAck, onIngress, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
 import { onFabricStatus } from '../domain/daemons/fabric.ts';
 import type { Notifier } from '../domain/notify.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from '../contract/daemon-protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from '../contract/daemon-protocol.ts';
 
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
 export interface HubSocket {
@@ -202,6 +202,8 @@ export class DaemonHub {
         return onResult(this.outcomes, daemon, frame);
       case 'report':
         return onReport(this.outcomes, daemon, frame);
+      case 'ingress':
+        return onIngress(this.outcomes, daemon, frame);
       case 'fabric': {
         const first = !connection.fabricReported;
         connection.fabricReported = true;
@@ -334,7 +336,7 @@ export class DaemonHub {
       const frame = { type: 'command', id: command.id, kind: command.kind, payload: command.payload } as CommandFrame;
       let text: string;
       try {
-        text = encodeFrame(frame);
+        text = encodeFrame(frame, MAX_HUB_FRAME_BYTES);
       } catch (error) {
         failUndeliverableCommand(this.outcomes, command.id, (error as Error).message);
         continue;

@@ -22,3 +22,10 @@ export interface Notifier {
 export function dispatchQueued(notify: Notifier, commands: readonly { serverId: string }[]): void {
   for (const serverId of new Set(commands.map((command) => command.serverId))) notify.dispatch(serverId);
 }
+
+/** A committed deployment with its pre-allocated containers and commands: subscribers hear of the rows, each server gets its command. */
+export function announceEnqueued(notify: Notifier, enqueued: { deployment: Deployment; containers: readonly Container[]; commands: readonly { serverId: string }[] }): void {
+  notify.deployment(enqueued.deployment);
+  notify.containers(enqueued.deployment.environmentId, enqueued.containers);
+  dispatchQueued(notify, enqueued.commands);
+}

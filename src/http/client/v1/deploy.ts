@@ -9,7 +9,9 @@
  * may refuse (409 no_eligible_server; 422 constraint_unsatisfiable, colocation_conflict,
  * host_port_conflict, max_replicas_per_node_exceeded, turbofabric_required) before anything is
  * written. Each call commits its deployment and its durable commands (one per server) first,
- * then hands them to the hub, which delivers each now or when its daemon next connects.
+ * then hands them to the hub, which delivers each now or when its daemon next connects. The
+ * ingress of the servers the environment runs on (before and after) is refreshed in the same
+ * transaction. Platform projects (the servers' ingress) are deployed by Panel alone: 403.
  */
 import { Elysia } from 'elysia';
 import { IdParams } from '../../../contract/common.ts';
