@@ -1,7 +1,7 @@
 /**
  * `extends.file` read from disk, as Compose resolves it, for `panel compose config` (a deploy
  * leaves it to Compose on the server, with host access only). Compose's rules (checked against
- * Compose v2 in extends-file.test.ts):
+ * Compose v2 in cli-files.test.ts):
  *
  * - a file named in a top-level document is found from the project folder (the first file's
  *   folder); one named in an extended file, from that file's folder;
@@ -21,20 +21,25 @@ import { isMapping, type JsonObject, type JsonValue } from './values.ts';
 /** Reads a file's text (the caller's I/O: this module stays pure). */
 export type ReadFile = (path: string) => string;
 
+/** The parsed document in `file`; one that cannot be read is refused at `path` (the key naming it). */
+export function readComposeFile(read: ReadFile, file: string, path: string): JsonObject {
+  let text: string;
+  try {
+    text = read(file);
+  } catch (error) {
+    throw composeInvalid(`${path}: cannot read ${file}: ${(error as Error).message}`, path);
+  }
+  return parseComposeText(text).data;
+}
+
 /** The loader for the top-level documents of a project whose folder is `projectDir`. */
 export function extendsFileLoader(projectDir: string, read: ReadFile): ExtendsFileLoader {
   const loaderFrom = (dir: string, chain: readonly string[]): ExtendsFileLoader => (file, service, path) => {
     const filePath = resolve(dir, file);
     const link = `${filePath}#${service}`;
     if (chain.includes(link)) throw composeInvalid(`${path}: circular reference ${[...chain, link].join(' -> ')}`, path);
-    let text: string;
-    try {
-      text = read(filePath);
-    } catch (error) {
-      throw composeInvalid(`${path}.file: cannot read ${filePath}: ${(error as Error).message}`, `${path}.file`);
-    }
     const fileDir = dirname(filePath);
-    const services = withoutMergeTags(parseComposeText(text).data.services ?? null);
+    const services = withoutMergeTags(readComposeFile(read, filePath, `${path}.file`).services ?? null);
     if (!isMapping(services) || !isMapping(services[service] ?? null)) throw composeInvalid(`${path}: service "${service}" is not in ${filePath}`, path);
     // Rebased before that file's own extends apply: what they bring is rebased by their own file.
     const rebased = Object.fromEntries(Object.entries(services).map(([name, definition]) => [name, isMapping(definition) ? rebaseService(definition, fileDir, projectDir) : definition]));

@@ -1,7 +1,7 @@
 /**
  * `include` read from disk, as Compose applies it, for `panel compose config` (a deploy never
  * reads it: host access only, and then Compose on the server does). Compose's rules (checked
- * against Compose v2 in include-file.test.ts):
+ * against Compose v2 in cli-files.test.ts):
  *
  * - each entry (`path`, a string or a list merged in order, and `project_directory`) is its own
  *   project: its files are found from the including project's folder, its folder is
@@ -14,8 +14,7 @@
  * `env_file` of an entry only feeds interpolation, which this tool does not do.
  */
 import { dirname, resolve } from 'node:path';
-import { parseComposeText } from './document.ts';
-import { extendsFileLoader, type ReadFile, rebasePath, rebaseService } from './extends-file.ts';
+import { extendsFileLoader, type ReadFile, readComposeFile, rebasePath, rebaseService } from './extends-file.ts';
 import { composeInvalid } from './limits.ts';
 import { mergeCompose, resolveLayerExtends } from './merge.ts';
 import { withoutMergeTags } from './tags.ts';
@@ -63,14 +62,8 @@ function importEntry(entry: JsonValue, path: string, projectDir: string, read: R
   const includedDir = typeof projectDirectory === 'string' ? resolve(projectDir, projectDirectory) : dirname(files[0]!);
   const layers = files.map((file) => {
     if (chain.includes(file)) throw composeInvalid(`${path}: circular include ${[...chain, file].join(' -> ')}`, path);
-    let text: string;
-    try {
-      text = read(file);
-    } catch (error) {
-      throw composeInvalid(`${path}.path: cannot read ${file}: ${(error as Error).message}`, `${path}.path`);
-    }
+    const data = readComposeFile(read, file, `${path}.path`);
     // The file's own extends first, then its own include, in the entry's project folder.
-    const { data } = parseComposeText(text);
     return resolveIncludes(resolveLayerExtends(data, extendsFileLoader(includedDir, read)), includedDir, read, [...chain, file]);
   });
   const model = mergeCompose(layers[0]!, ...layers.slice(1));

@@ -1,8 +1,9 @@
 /**
- * `include` in `panel compose config` against the real Compose v2: in one folder, Compose's
- * model of the original files equals its model of the file our command printed (paths resolved
- * by Compose in both, so a path rebased wrongly shows). The errors are ours alone. The
- * comparison is skipped, with the reason printed, when no Compose binary exists.
+ * `extends.file` and `include` in `panel compose config` (extends-file.ts, include-file.ts)
+ * against the real Compose v2: in one folder, Compose's model of the original files equals its
+ * model of the file our command printed (paths resolved by Compose in both, so a path rebased
+ * wrongly shows). The errors are ours alone. The comparisons are skipped, with the reason
+ * printed, when no Compose binary exists.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,11 +14,12 @@ import { composeConfigCommand } from './cli.ts';
 import { runComposeConfig } from './compose-binary.ts';
 
 const lookup = await composeV2ForTests();
-if (!lookup.found) console.warn(`include-file.test.ts: the comparison with Compose is skipped: ${lookup.reason}`);
+if (!lookup.found) console.warn(`cli-files.test.ts: the comparisons with Compose are skipped: ${lookup.reason}`);
 
 let root = '';
 let caseNumber = 0;
 
+/** A fresh folder holding `files` (paths relative to it). */
 function folder(files: Record<string, string>): string {
   const dir = join(root, String(++caseNumber));
   for (const [name, text] of Object.entries(files)) {
@@ -36,15 +38,90 @@ async function panelConfig(args: string[]) {
 
 async function composeModel(dir: string, files: string[]): Promise<unknown> {
   if (!lookup.found) throw new Error('no Compose');
-  const result = await runComposeConfig(lookup.binary, files, { cwd: dir, projectName: 'include-file', format: 'json', flags: ['--no-consistency'] });
+  const result = await runComposeConfig(lookup.binary, files, { cwd: dir, projectName: 'cli-files', format: 'json', flags: ['--no-consistency'] });
   if (result.exitCode !== 0) throw new Error(`compose config failed: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'panel-include-file-'));
+  root = mkdtempSync(join(tmpdir(), 'panel-cli-files-'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const COMMON = `services:
+  base:
+    image: app:1
+    build: {context: ./ctx, dockerfile: Dockerfile.app}
+    env_file: [./app.env]
+    label_file: ./app.labels
+    environment: {A: "1"}
+    volumes: ["./data:/data", "cache:/cache", "/srv/shared:/shared", {type: bind, source: ./long, target: /long}, "../up:/up"]
+    develop: {watch: [{action: sync, path: ./src, target: /app}]}
+  chained:
+    extends: {file: ../more/other.yaml, service: other}
+    environment: {C: "3"}
+  local:
+    extends: base
+    command: ["local"]
+`;
+
+describe('panel compose config: extends.file as Compose resolves it', () => {
+  test.skipIf(!lookup.found)('a file in a subfolder, a file it names in turn, a same-document extends there, an overlay extending too: the model Compose makes', async () => {
+    const dir = folder({
+      'compose.yaml': `services:
+  web:
+    extends: {file: ./shared/common.yaml, service: base}
+    command: ["serve"]
+    environment: {B: "2"}
+  worker:
+    extends: {file: shared/common.yaml, service: chained}
+  job:
+    extends: {file: shared/common.yaml, service: local}
+volumes: {cache: {}}
+`,
+      'overlay.yaml': 'services:\n  web:\n    extends: {file: shared/common.yaml, service: local}\n',
+      'shared/common.yaml': COMMON,
+      'shared/app.env': 'E=1\n',
+      'shared/app.labels': 'L=1\n',
+      'more/other.yaml': 'services:\n  other:\n    image: other:1\n    volumes: ["./odata:/o"]\n',
+    });
+    const printed = await panelConfig([join(dir, 'compose.yaml'), join(dir, 'overlay.yaml')]);
+    expect(printed).toMatchObject({ code: 0, stderr: '' });
+    expect(printed.stdout).not.toContain('extends');
+    writeFileSync(join(dir, 'ours.yaml'), printed.stdout);
+    expect(await composeModel(dir, ['ours.yaml'])).toEqual(await composeModel(dir, ['compose.yaml', 'overlay.yaml']));
+  });
+
+  test('a missing file, a missing service and a cycle through files are errors naming the file and the path', async () => {
+    const dir = folder({
+      'missing-file.yaml': 'services: {web: {extends: {file: ./nope.yaml, service: a}}}\n',
+      'missing-service.yaml': 'services: {web: {extends: {file: ./other.yaml, service: b}}}\n',
+      'other.yaml': 'services: {a: {image: x}}\n',
+      'cycle.yaml': 'services: {web: {extends: {file: ./ping.yaml, service: p}}}\n',
+      'ping.yaml': 'services: {p: {extends: {file: ./pong.yaml, service: q}}}\n',
+      'pong.yaml': 'services: {q: {extends: {file: ./ping.yaml, service: p}}}\n',
+    });
+    const missingFile = await panelConfig([join(dir, 'missing-file.yaml')]);
+    expect(missingFile.code).toBe(1);
+    expect(missingFile.stderr).toStartWith(`${join(dir, 'missing-file.yaml')}: services.web.extends.file: cannot read ${join(dir, 'nope.yaml')}`);
+    const missingService = await panelConfig([join(dir, 'missing-service.yaml')]);
+    expect(missingService.stderr).toBe(`${join(dir, 'missing-service.yaml')}: services.web.extends: service "b" is not in ${join(dir, 'other.yaml')}\n`);
+    const cycle = await panelConfig([join(dir, 'cycle.yaml')]);
+    expect(cycle.code).toBe(1);
+    expect(cycle.stderr).toContain('circular reference');
+  });
+
+  test('--policy refuses extends.file without host access; with it, the merged model is checked', async () => {
+    const dir = folder({
+      'compose.yaml': 'services: {web: {extends: {file: ./common.yaml, service: base}}}\n',
+      'common.yaml': 'services: {base: {image: x, privileged: true}}\n',
+    });
+    const refused = await panelConfig([join(dir, 'compose.yaml'), '--policy']);
+    expect(refused.stderr).toMatch(/compose\.yaml: services\.web\.extends\.file: .*needs host access/);
+    expect((await panelConfig([join(dir, 'compose.yaml'), '--policy', '--host-access'])).code).toBe(0);
+    expect((await panelConfig([join(dir, 'compose.yaml')])).stdout).toContain('privileged: true');
+  });
+});
 
 describe('panel compose config: include as Compose applies it', () => {
   test.skipIf(!lookup.found)('short and long entries, a list of files, project_directory, includes and extends inside: the model Compose makes', async () => {
