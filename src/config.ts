@@ -40,6 +40,8 @@ export interface Config {
   webhookNetworks: NetworkPolicy;
   /** Bearer token for GET /metrics; without it only loopback callers that came through no proxy may read it. */
   metricsToken: string | null;
+  /** The Caddy image every server's ingress runs (the official one unless set). */
+  ingressImage: string;
 }
 
 export interface GitHubOAuthConfig {
@@ -77,6 +79,10 @@ type Env = Record<string, string | undefined>;
 
 /** Where a development key ring is kept when PANEL_SECRETS is unset. */
 export const DEV_SECRETS_FILE = 'secrets.key';
+/** The official Caddy image, pinned to a minor version whose JSON configuration Panel writes. */
+export const DEFAULT_INGRESS_IMAGE = 'caddy:2.10';
+/** An image reference: [registry[:port]/]path[:tag][@sha256:digest], no spaces or shell characters. */
+const IMAGE_REFERENCE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 /** Unix socket paths are limited to 107 bytes by the kernel (sun_path). */
 const MAX_SOCKET_PATH = 107;
 
@@ -112,6 +118,8 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const metricsToken = text('PANEL_METRICS_TOKEN') ?? null;
   if (metricsToken !== null && metricsToken.length < 16) problems.push('PANEL_METRICS_TOKEN must be at least 16 characters');
   const trustedProxies = parseTrustedProxies(text('PANEL_TRUSTED_PROXIES'), problems);
+  const ingressImage = text('PANEL_INGRESS_IMAGE') ?? DEFAULT_INGRESS_IMAGE;
+  if (!IMAGE_REFERENCE.test(ingressImage)) problems.push(`PANEL_INGRESS_IMAGE must be an image reference such as ${DEFAULT_INGRESS_IMAGE}, got "${ingressImage}"`);
 
   const daemonSocket = defaultDaemonSocket(env);
   if (Buffer.byteLength(daemonSocket) > MAX_SOCKET_PATH) {
@@ -154,6 +162,7 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     logRetentionDays,
     webhookNetworks: typeof networks === 'string' ? { public: false, ranges: [] } : networks,
     metricsToken,
+    ingressImage,
   };
 }
 

@@ -2,7 +2,8 @@
  * A fresh app per test: its own in-memory database, a manual clock and a fixed test key ring.
  * Nothing is shared between tests.
  */
-import { type AppDeps, buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app.ts';
+import type { AppDeps } from '../src/deps.ts';
 import { newOpaqueToken } from '../src/auth/token.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
@@ -11,6 +12,7 @@ import { observabilityOptionsOf } from '../src/daemon/hub/observability.ts';
 import { createDb } from '../src/db/client.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { silentLogger } from '../src/lib/logger.ts';
+import { undocumented } from './api-description.ts';
 import { openMigratedDatabase } from './db.ts';
 
 /** A fixed, test-only key ring (32 zero-free bytes); never used outside tests. */
@@ -54,6 +56,9 @@ export function createTestApp(overrides: Partial<Config> = {}) {
     } catch {
       json = undefined;
     }
+    // Every answer must be the one the API description documents (test/api-description.ts).
+    const mismatch = undocumented(app, method, path, response.status, response.headers.get('content-type'), json);
+    if (mismatch) throw new Error(`undocumented answer: ${mismatch}`);
     return { status: response.status, headers: response.headers, text, json };
   }
 

@@ -12,7 +12,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import { count, inArray, sql } from 'drizzle-orm';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { daemonCommand, logChunk } from '../db/schema/index.ts';
 import { OPEN_COMMAND_STATUSES } from '../domain/commands/service.ts';
 import { DomainError } from '../lib/errors.ts';

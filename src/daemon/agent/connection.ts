@@ -21,6 +21,7 @@ import {
   type Frame,
   FrameError,
   type HelloFrame,
+  MAX_HUB_FRAME_BYTES,
   parseFrame,
   type ResultFrame,
 } from '../../contract/daemon-protocol.ts';
@@ -292,7 +293,7 @@ export class HubConnection {
   private receive(socket: WebSocket, text: string, markWelcomed: () => void): void {
     let frame: Frame;
     try {
-      frame = parseFrame(text);
+      frame = parseFrame(text, MAX_HUB_FRAME_BYTES);
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       if (error.commandId) {

@@ -13,7 +13,7 @@ import { insertChunk, organizationsWithLogs, pruneOrganization, retainedBytes, t
 import type { Logger } from '../../lib/logger.ts';
 import type { LogsFrame } from '../../contract/daemon-protocol.ts';
 import { Listeners } from './feed.ts';
-import type { DaemonOf } from './outcomes.ts';
+import type { DaemonOf } from '../../domain/daemons/outcomes.ts';
 import { type ResolvedSlot, SlotResolver } from './slots.ts';
 
 /** A container's buffer is written when it is this old... */

@@ -13,7 +13,7 @@ import type { Queryable } from '../../domain/shared/database.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { MetricsFrame } from '../../contract/daemon-protocol.ts';
 import { Listeners } from './feed.ts';
-import type { DaemonOf } from './outcomes.ts';
+import type { DaemonOf } from '../../domain/daemons/outcomes.ts';
 import { SlotResolver } from './slots.ts';
 
 export const MIN_SAMPLE_GAP_MS = 5_000;

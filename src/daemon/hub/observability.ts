@@ -26,7 +26,7 @@ import type { OutputFrame, ReportFrame } from '../../contract/daemon-protocol.ts
 import { Listeners } from './feed.ts';
 import { LogIngest } from './log-ingest.ts';
 import { MetricIngest } from './metric-ingest.ts';
-import type { DaemonOf } from './outcomes.ts';
+import type { DaemonOf } from '../../domain/daemons/outcomes.ts';
 
 export const WATCHED_METRICS_INTERVAL_MS = 10_000;
 export const IDLE_METRICS_INTERVAL_MS = 60_000;

@@ -9,7 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import { container } from '../../db/schema/index.ts';
 import { findService } from '../../domain/services/queries.ts';
 import type { Queryable } from '../../domain/shared/database.ts';
-import type { DaemonOf } from './outcomes.ts';
+import type { DaemonOf } from '../../domain/daemons/outcomes.ts';
 
 export interface ContainerSlotClaim {
   containerId: string;

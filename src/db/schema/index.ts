@@ -49,4 +49,5 @@ export * from './deployment_log.ts';
 export * from './metric.ts';
 export * from './event.ts';
 export * from './webhook.ts';
+export * from './ingress.ts';
 export * from './fabric.ts';

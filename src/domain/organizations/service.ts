@@ -1,6 +1,7 @@
+import { CertificateError, chainPem, readCertificateChain } from '../../crypto/certificates.ts';
 import type { Db } from '../../db/client.ts';
-import { membership, type Organization, organization, workspace } from '../../db/schema/index.ts';
 import { validationFailed } from '../../lib/errors.ts';
+import { membership, type Organization, organization, workspace } from '../../db/schema/index.ts';
 import { type Actor, authorize, visibleOrganizationIds } from '../actor.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
 import type { Queryable } from '../shared/database.ts';
@@ -62,14 +63,32 @@ export interface OrganizationChanges {
   /** Container log bounds; null returns to the operator's. */
   logRetentionBytes?: number | null;
   logRetentionDays?: number | null;
+  isAcmeEnabled?: boolean;
+  acmeEmail?: string | null;
+  acmeDirectoryUrl?: string | null;
+  acmeDirectoryRoots?: string | null;
+}
+
+/** Where the organization's certificates come from: owners decide. */
+export const ACME_FIELDS = ['isAcmeEnabled', 'acmeEmail', 'acmeDirectoryUrl', 'acmeDirectoryRoots'] as const;
+
+/** The roots must be readable certificates, stored re-encoded; anything else is 422 on the field. */
+function directoryRoots(pem: string): string {
+  try {
+    return chainPem(readCertificateChain(pem));
+  } catch (error) {
+    if (error instanceof CertificateError) throw validationFailed(`acmeDirectoryRoots ${error.message}`, 'acmeDirectoryRoots');
+    throw error;
+  }
 }
 
 /**
  * Admins rename the organization and set the defaults new projects and principals use. The two
- * opt-ins that hand out power over the servers (host access, deploy hooks) are owners' only.
+ * opt-ins that hand out power over the servers (host access, deploy hooks) and the ACME settings
+ * (which CA the organization's certificates come from) are owners' only.
  */
 export function updateOrganization(db: Queryable, actor: Actor, id: string, changes: OrganizationChanges, logCeiling?: { bytes: number; days: number }): Organization {
-  const touchesOptIns = changes.isHostAccessAllowed !== undefined || changes.isDeployHooksEnabled !== undefined;
+  const touchesOptIns = changes.isHostAccessAllowed !== undefined || changes.isDeployHooksEnabled !== undefined || ACME_FIELDS.some((field) => changes[field] !== undefined);
   const current = loadOrganization(db, actor, id, 'write');
   if (touchesOptIns) authorize(actor, id, 'manage', 'organization');
   // An organization may keep less history than the operator allows, never more (one tenant cannot fill the disk).
@@ -80,5 +99,6 @@ export function updateOrganization(db: Queryable, actor: Actor, id: string, chan
     throw validationFailed(`must be at most ${logCeiling.days} days (the operator's bound)`, 'logRetentionDays');
   }
   if (Object.values(changes).every((value) => value === undefined)) return current;
-  return updateOrganizationRow(db, id, changes);
+  const acmeDirectoryRoots = changes.acmeDirectoryRoots ? directoryRoots(changes.acmeDirectoryRoots) : changes.acmeDirectoryRoots;
+  return updateOrganizationRow(db, id, { ...changes, acmeDirectoryRoots });
 }

@@ -17,7 +17,7 @@
  *
  * Lines and points are shaped as GET /logs, /deployments/:id/logs and /metrics answer them.
  */
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { ObserveTopic } from '../../contract/live.ts';
 import { liveKey, type LiveLines } from '../../daemon/hub/log-ingest.ts';
 import { type LivePoint, metricKey } from '../../daemon/hub/metric-ingest.ts';

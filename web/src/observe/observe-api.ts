@@ -16,6 +16,15 @@ export type { DeploymentLogLine, LogLine, LogPage } from '../../../src/contract/
 export type { MetricPoint, MetricSeries } from '../../../src/contract/metrics.ts';
 export type { Event as PanelEvent, Webhook, WebhookDelivery } from '../../../src/contract/events.ts';
 
+/** The families of event kinds, as the events page and the webhook's choice name them. */
+export const EVENT_FAMILIES = [
+  ['deployment', 'Deploys'],
+  ['container', 'Containers'],
+  ['server', 'Servers'],
+  ['certificate', 'Certificates'],
+  ['webhook', 'Webhook tests'],
+] as const;
+
 /** What a log view asks the server to filter by (a time range, a stream, a text). */
 export interface LogFilter {
   since?: string;

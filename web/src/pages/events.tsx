@@ -9,18 +9,10 @@ import { useCurrentOrganization } from '../current-organization.ts';
 import { LoadFailed, Loading, useResource } from '../data.tsx';
 import { type LiveConnection, subscribeLive } from '../live-subscription.ts';
 import type { EventsFrame } from '../../../src/contract/live.ts';
-import { observeApi, type PanelEvent } from '../observe/observe-api.ts';
+import { EVENT_FAMILIES, observeApi, type PanelEvent } from '../observe/observe-api.ts';
 import { Link, usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { WebhookSettings } from './webhook-settings.tsx';
-
-export const EVENT_FAMILIES = [
-  ['deployment', 'Deploys'],
-  ['container', 'Containers'],
-  ['server', 'Servers'],
-  ['certificate', 'Certificates'],
-  ['webhook', 'Webhook tests'],
-] as const;
 
 
 const CONNECTION_TEXT: Record<LiveConnection, string> = {

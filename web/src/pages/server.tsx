@@ -8,7 +8,7 @@ import { LoadFailed, Loading, useResource } from '../data.tsx';
 import type { Server } from '../deploy-api.ts';
 import { MetricsPanel } from '../observe/metrics-panel.tsx';
 import { usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 
 export function ServerPage({ id }: { id: string }) {
   const server = useResource(`server:${id}`, () => call<Server>('GET', `client/v1/servers/${id}`));

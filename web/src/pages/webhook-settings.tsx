@@ -8,9 +8,8 @@ import { ApiError } from '../api.ts';
 import { CopyableCommand } from '../confirm-dialog.tsx';
 import { useResource } from '../data.tsx';
 import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
-import { observeApi, type Webhook } from '../observe/observe-api.ts';
+import { EVENT_FAMILIES, observeApi, type Webhook } from '../observe/observe-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
-import { EVENT_FAMILIES } from './events.tsx';
 
 const SIGNATURE_HELP =
   'Each delivery carries Panel-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the secret>. Check it, and refuse old timestamps.';

@@ -5,7 +5,7 @@
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { IdParams } from '../../../contract/common.ts';
 import { Deployment } from '../../../contract/deployments.ts';
 import { DeploymentLogLine, DeploymentLogQuery } from '../../../contract/logs.ts';

@@ -5,7 +5,7 @@
  * /ws/client/v1 (topic `events`); an organization's webhook receives them too.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { listEnvelope } from '../../../contract/common.ts';
 import { Event as EventResponse, EventsQuery } from '../../../contract/events.ts';
 import { eventJson } from '../../../domain/events/record.ts';

@@ -9,7 +9,7 @@
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { LogDownloadQuery, LogPage, LogQuery, MAX_DOWNLOAD_LINES } from '../../../contract/logs.ts';
 import type { LogLine } from '../../../domain/logs/lines.ts';
 import { decodeCursor, encodeCursor, type LogFilter, pageBackward, pageForward } from '../../../domain/logs/query.ts';

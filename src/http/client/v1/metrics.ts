@@ -7,7 +7,7 @@
  * sample every 10 s instead of 60 s while someone watches.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { MetricsAnswer, MetricsQuery } from '../../../contract/metrics.ts';
 import type { MetricPoint } from '../../../db/schema/index.ts';
 import { loadMetricSeries } from '../../../domain/metrics/service.ts';

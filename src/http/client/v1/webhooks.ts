@@ -10,7 +10,7 @@
  *   GET    /organizations/:id/webhook/deliveries   any member: recent deliveries, newest first
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
 import { Event as EventResponse, Webhook as WebhookResponse, WebhookDeliveriesQuery, WebhookDelivery as DeliveryResponse, WebhookRequest, WebhookWithSecret } from '../../../contract/events.ts';
 import { authorize } from '../../../domain/actor.ts';

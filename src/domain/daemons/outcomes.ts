@@ -1,8 +1,9 @@
 /**
- * What the hub does with a connected daemon's acks, reports and results, and with commands that
- * expire: the command and deployment transitions (compare-and-set, src/domain/commands) in one
- * transaction, then the change feed. Every function trusts only the server id the connection
- * was resolved to, never ids inside the frame.
+ * What a connected daemon's acks, reports and results change, and what expiring or undeliverable
+ * commands change: the command and deployment transitions (compare-and-set, src/domain/commands)
+ * in one transaction, then the notifier. The hub (src/daemon/hub.ts) only parses the frames and
+ * calls these. Every function trusts only the server id the connection was resolved to, never
+ * ids inside the frame.
  *
  * The hot transitions run their statements on the root `db` inside `db.transaction(...)`: bun:sqlite
  * has one connection, so they are part of the transaction, and statements prepared once per
@@ -11,25 +12,32 @@
 import { composeProjectName } from '../../compose/naming.ts';
 import { containersOfEnvironment } from '../../domain/deployments/queries.ts';
 import type { Db } from '../../db/client.ts';
-import type { DaemonCommand } from '../../db/schema/index.ts';
-import { acknowledgeCommand, expireDueCommands, findCommand, finishCommand } from '../../domain/commands/service.ts';
-import { findDeployment, markDeploymentRunning, serversOfEnvironment, settleDeployment } from '../../domain/deployments/queries.ts';
-import { findEnvironment } from '../../domain/environments/queries.ts';
-import { recordFabricResult } from '../../domain/fabric/reports.ts';
-import type { Queryable } from '../../domain/shared/database.ts';
-import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
+import type { Container, DaemonCommand, Deployment } from '../../db/schema/index.ts';
+import { acknowledgeCommand, expireDueCommands, failUndeliverable, findCommand, finishCommand } from '../commands/service.ts';
+import { findDeployment, markDeploymentRunning, serversOfEnvironment, settleDeployment } from '../deployments/queries.ts';
+import { findEnvironment } from '../environments/queries.ts';
+import { recordFabricResult } from '../fabric/reports.ts';
+import { applyReport, type ReportTarget } from '../reports/apply.ts';
+import type { Queryable } from '../shared/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
-import type { ChangeFeed } from './feed.ts';
-import type { Observability } from './observability.ts';
+import { recordIngressState } from '../ingress/state.ts';
+import type { IngressFrame, ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
+import type { Notifier } from '../notify.ts';
 
 export interface OutcomeContext {
   db: Db;
-  feed: ChangeFeed;
+  notify: Notifier;
   logger: Logger;
   now: () => Date;
   /** Deploy outcomes and container state changes become events. */
-  observe: Observability;
+  observe: OutcomeEvents;
+}
+
+/** What outcomes tell the events feed (src/daemon/hub/observability.ts implements it). */
+export interface OutcomeEvents {
+  deploymentFinished(row: Deployment): void;
+  /** A report on the daemon's own account changed rows: `before` holds their earlier statuses. */
+  containersChanged(environmentId: string, serverId: string, before: ReadonlyMap<string, Container['status']>, changed: readonly Container[], frame: ReportFrame): void;
 }
 
 export interface DaemonOf {
@@ -44,7 +52,7 @@ export function onAck(ctx: OutcomeContext, daemon: DaemonOf, commandId: string):
     const command = acknowledgeCommand(db, daemon.serverId, commandId, ctx.now());
     return command?.deploymentId ? markDeploymentRunning(db, command.deploymentId) : null;
   });
-  if (deployment) ctx.feed.deployment(deployment);
+  if (deployment) ctx.notify.deployment(deployment);
 }
 
 /** The deployment a command carries out, settled from its commands; fabric commands have none. */
@@ -71,7 +79,7 @@ export function onResult(ctx: OutcomeContext, daemon: DaemonOf, frame: ResultFra
   const { command, deployment } = finished;
   ctx.logger.info('daemon command finished', { serverId: daemon.serverId, commandId: command.id, kind: command.kind, status: command.status });
   if (deployment) {
-    ctx.feed.deployment(deployment);
+    ctx.notify.deployment(deployment);
     ctx.observe.deploymentFinished(deployment);
   }
 }
@@ -109,8 +117,23 @@ export function onReport(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFra
   // Between deploys (no command), status changes are events: read the statuses before applying.
   const before = target.kind === null ? new Map(containersOfEnvironment(ctx.db, target.environmentId).map((row) => [row.id, row.status])) : null;
   const changed = applyReport(ctx.db, target, frame.containers);
-  ctx.feed.containers(target.environmentId, changed);
+  ctx.notify.containers(target.environmentId, changed);
   if (before) ctx.observe.containersChanged(target.environmentId, daemon.serverId, before, changed, frame);
+}
+
+/**
+ * ingress: the routes and certificates of the daemon's server as its ingress serves them now,
+ * upserted for hostings of the daemon's organization only. Every certificate change (issued,
+ * failed, renewed, another source) passes here, once.
+ */
+export function onIngress(ctx: OutcomeContext, daemon: DaemonOf, frame: IngressFrame): void {
+  const changes = recordIngressState(ctx.db, daemon.serverId, daemon.organizationId, frame);
+  for (const { current, previous } of changes) {
+    if (current.status === previous?.status && current.error === previous?.error) continue;
+    const fields = { serverId: daemon.serverId, hostname: current.hostname, source: current.source, status: current.status, error: current.error ?? undefined };
+    if (current.status === 'failed') ctx.logger.warn('certificate failed', fields);
+    else ctx.logger.info('certificate state changed', { ...fields, notAfter: current.notAfter?.toISOString() });
+  }
 }
 
 /** The expiry sweep: open commands past expires_at expire, and their deployments fail once nothing of them is open. */
@@ -121,9 +144,21 @@ export function expireCommands(ctx: OutcomeContext): number {
   for (const { command, deployment } of expired) {
     ctx.logger.warn('daemon command expired', { serverId: command.serverId, commandId: command.id, kind: command.kind });
     if (deployment) {
-      ctx.feed.deployment(deployment);
+      ctx.notify.deployment(deployment);
       ctx.observe.deploymentFinished(deployment);
     }
   }
   return expired.length;
+}
+
+/** A command that cannot be framed (too large): failed at once, and its deployment settles. */
+export function failUndeliverableCommand(ctx: OutcomeContext, commandId: string, message: string): void {
+  const deployment = ctx.db.transaction((tx) => {
+    const command = failUndeliverable(tx, commandId, message, ctx.now());
+    return command ? settleDeploymentOf(tx, command) : null;
+  });
+  if (deployment) {
+    ctx.notify.deployment(deployment);
+    ctx.observe.deploymentFinished(deployment);
+  }
 }
