@@ -1,8 +1,9 @@
 /**
  * Servers are enrolled by their daemon; clients list, read, rename and delete them. A server
  * stays while anything places work on it: an environment pin, a project default, a container
- * or a managed replica. Its variables and markers go with it; deployments keep their history
- * with the server reference cleared.
+ * that exists there (running or stopped) or waits for a deploy, or a managed replica. Its
+ * variables, markers and the rows of containers destroyed on it go with it; deployments keep
+ * their history with the server reference cleared.
  */
 import { deepEqual } from '../../compose/values.ts';
 import type { Server } from '../../db/schema/index.ts';
@@ -10,12 +11,13 @@ import { type Access, type Actor, authorize, loadFor, inOrganization } from '../
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
+  deleteRemovedContainerRows,
   deleteServerRow,
   findServer,
   isServerPinned,
   isServerProjectDefault,
   listServersOf,
-  serverHasContainers,
+  serverHasLiveContainers,
   serverHasReplicas,
   updateServerRow,
 } from './queries.ts';
@@ -59,13 +61,16 @@ const sortedLabels = (labels: Record<string, string>) => Object.fromEntries(Obje
 /** Answers the deleted row. */
 export function deleteServer(db: Queryable, actor: Actor, id: string): Server {
   const row = loadServer(db, actor, id, 'write');
-  const dependent = firstDependent([
-    ['environments pinned to it', () => isServerPinned(db, id)],
-    ['projects using it as their default server', () => isServerProjectDefault(db, row.organizationId, id)],
-    ['containers', () => serverHasContainers(db, id)],
-    ['managed replicas', () => serverHasReplicas(db, id)],
-  ]);
-  if (dependent) throw hasDependents('server', dependent);
-  deleteRestricted('server', () => deleteServerRow(db, id));
+  db.transaction((tx) => {
+    const dependent = firstDependent([
+      ['environments pinned to it', () => isServerPinned(tx, id)],
+      ['projects using it as their default server', () => isServerProjectDefault(tx, row.organizationId, id)],
+      ['containers (stopped ones too: destroy the deployments that placed them)', () => serverHasLiveContainers(tx, id)],
+      ['managed replicas', () => serverHasReplicas(tx, id)],
+    ]);
+    if (dependent) throw hasDependents('server', dependent);
+    deleteRemovedContainerRows(tx, id);
+    deleteRestricted('server', () => deleteServerRow(tx, id));
+  });
   return row;
 }

@@ -51,7 +51,7 @@ export const serverRoutes = (deps: AppDeps) =>
     remove: {
       run: (actor, id) => deps.hub.feed.serverDeleted(deleteServer(deps.db, actor, id)),
       errors: ['has_dependents'],
-      summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)',
+      summary: 'Delete a server, with the rows of containers destroyed on it (409 has_dependents while work is pinned to it or containers, even stopped, exist on it)',
     },
   }),
   );
