@@ -156,7 +156,7 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     const command = page.getByLabel('Join command', { exact: true });
     await command.waitFor();
     const url = panel.url.replaceAll('.', '\\.');
-    expect((await command.textContent())!.trim()).toMatch(new RegExp(`^curl -fsSL ${url}/api/daemon/v1/install\\.sh \\| sudo bash -s -- --daemon ${url} --token \\S+ --name vm$`));
+    expect((await command.textContent())!.trim()).toMatch(new RegExp(`^curl -fsSL ${url}/api/daemon/v1/install\\.sh -o panel-install\\.sh && .* && sudo bash panel-install\\.sh --daemon ${url} --token \\S+ --name vm$`));
     // 127.0.0.1 is not reachable from another machine: the page says so and names the setting.
     await page.getByRole('alert').filter({ hasText: 'a loopback address: other machines cannot reach it' }).filter({ hasText: 'PANEL_PUBLIC_URL' }).waitFor();
     await page.getByText('The server already has the panel executable').click();

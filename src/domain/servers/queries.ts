@@ -48,16 +48,16 @@ export function isServerPinned(db: Queryable, id: string): boolean {
   return db.select({ id: environment.id }).from(environment).where(eq(environment.serverId, id)).limit(1).get() !== undefined;
 }
 
-/** Rows whose container exists on the server, or is waiting for a deploy to create it there. */
-const liveOn = (id: string) => and(eq(container.serverId, id), or(isNotNull(container.containerId), eq(container.status, 'pending')));
+/** The row's container exists on its server, or waits for a deploy to create it there. */
+const stillPlaced = or(isNotNull(container.containerId), eq(container.status, 'pending'))!;
 
 export function serverHasLiveContainers(db: Queryable, id: string): boolean {
-  return db.select({ id: container.id }).from(container).where(liveOn(id)).limit(1).get() !== undefined;
+  return db.select({ id: container.id }).from(container).where(and(eq(container.serverId, id), stillPlaced)).limit(1).get() !== undefined;
 }
 
 /** The rows of containers once on the server and since removed (destroyed, or gone from the engine). */
 export function deleteRemovedContainerRows(db: Queryable, id: string): void {
-  db.delete(container).where(and(eq(container.serverId, id), not(liveOn(id)))).run();
+  db.delete(container).where(and(eq(container.serverId, id), not(stillPlaced))).run();
 }
 
 export function serverHasReplicas(db: Queryable, id: string): boolean {
