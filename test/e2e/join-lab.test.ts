@@ -6,11 +6,11 @@
  * share this machine's /usr and have no systemd. What this proves: install.sh is fetched from
  * PANEL_PUBLIC_URL, the executable is downloaded with the join token and its SHA-256 checked, the
  * server joins with the name chosen in the console, and the daemon started by the no-systemd path
- * connects and runs a deploy on h1's own engine. What it does not: the systemd unit itself
+ * connects and runs a deploy on h1's own engine; `--uninstall` stops that daemon. What it does not: the systemd unit itself
  * (install-systemd.test.ts covers install.sh's systemd mode with a stand-in systemctl).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEY_RING } from '../harness.ts';
@@ -101,5 +101,18 @@ describe.skipIf(!lab)('a server joins with the one-line command from the console
     expect((await clientApi(session, 'GET', `/deployments/${deployed.json.id}`)).json.error).toBeNull();
     const running = await h1.docker('ps', '--filter', `label=dev.panel.environment-id=${environmentId}`, '--format', '{{.State}}');
     expect(running.stdout.trim()).toBe('running');
+
+    // Uninstalling stops the daemon it started in the background (the server disconnects) and says
+    // what it kept; --purge removes the daemon's identity too.
+    const uninstall = (...flags: string[]) => h1.exec(['bash', join(root, 'panel-install.sh'), '--uninstall', ...flags, '--prefix', root]);
+    const removed = await uninstall();
+    expect(removed.exitCode, `${removed.stdout}\n${removed.stderr}`).toBe(0);
+    expect(removed.stdout).toContain('stopped the daemon');
+    expect(removed.stdout).toContain(`${root}/var/lib/panel-daemon (the daemon's identity`);
+    expect(removed.stdout).toContain('delete it on the Servers page');
+    await eventually(() => clientApi(session, 'GET', `/servers/${server.id}`), (res) => res.json.status === 'disconnected', 'the server disconnecting');
+    expect(existsSync(join(root, 'usr/local/bin/panel'))).toBe(false);
+    expect((await uninstall('--purge')).exitCode).toBe(0);
+    expect(existsSync(join(root, 'var/lib/panel-daemon'))).toBe(false);
   }, TIMEOUT);
 });
