@@ -429,7 +429,7 @@ do_uninstall() {
     say "Kept (--uninstall --purge removes them):"
     printf '  %s\n' "${kept[@]}"
   fi
-  if [ -e "$R$DAEMON_STATE/identity.json" ]; then say "This server stays listed in Panel, disconnected: delete it on the Servers page."; fi
+  if [ -e "$R$DAEMON_STATE/identity.json" ]; then say "This server stays listed in Panel, disconnected. Panel deletes a server once no container of it is left: if containers still run here, run a join command again (it reconnects), destroy their deployments in Panel, then delete the server on the Servers page."; fi
 }
 
 # --- daemon mode: a server joining a control plane elsewhere ------------------------------------------

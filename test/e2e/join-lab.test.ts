@@ -109,7 +109,7 @@ describe.skipIf(!lab)('a server joins with the one-line command from the console
     expect(removed.exitCode, `${removed.stdout}\n${removed.stderr}`).toBe(0);
     expect(removed.stdout).toContain('stopped the daemon');
     expect(removed.stdout).toContain(`${root}/var/lib/panel-daemon (the daemon's identity`);
-    expect(removed.stdout).toContain('delete it on the Servers page');
+    expect(removed.stdout).toContain('destroy their deployments in Panel, then delete the server on the Servers page');
     await eventually(() => clientApi(session, 'GET', `/servers/${server.id}`), (res) => res.json.status === 'disconnected', 'the server disconnecting');
     expect(existsSync(join(root, 'usr/local/bin/panel'))).toBe(false);
     expect((await uninstall('--purge')).exitCode).toBe(0);
