@@ -161,6 +161,9 @@ describe.skipIf(!engine.started)("the newcomer's first hour, in a browser, on a 
     await add.getByLabel('Description').fill('What the app says');
     await add.getByRole('button', { name: 'Add variable' }).click();
     await page.getByRole('table', { name: 'Variables of project hello' }).getByRole('row').filter({ hasText: 'GREETING' }).waitFor();
+    // Nothing set on wider scopes yet: said in words, not an empty table.
+    await page.getByText('None: no variable is set on the organization or the workspace.').waitFor();
+    expect(await page.getByRole('table', { name: 'Variables inherited by project hello' }).count()).toBe(0);
     await screenshot(page, 'newcomer-3-project');
 
     await page.getByRole('region', { name: 'Environments' }).getByRole('link').first().click();
