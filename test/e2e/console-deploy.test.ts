@@ -13,8 +13,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { apiFromPage, chromiumMissing, heading, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { apiFromPage, chromiumMissing, heading, launchChromium, pasteInto, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
 import { e2eStateDir, type RealDockerStart, startRealDocker } from './real-docker.ts';
 
 const missing = chromiumMissing();
@@ -45,17 +45,6 @@ let environmentId: string;
 let joinCommand: string;
 const daemonState = mkdtempSync(join(tmpdir(), 'panel-console-daemon-'));
 const children: Subprocess[] = [];
-
-/** Pastes like a user (CodeMirror handles the paste event itself; fill() would break the CSP). */
-async function pasteInto(editor: Locator, text: string): Promise<void> {
-  await editor.click();
-  await editor.press('Control+a');
-  await editor.evaluate((element, pasted) => {
-    const clipboardData = new DataTransfer();
-    clipboardData.setData('text/plain', pasted);
-    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-  }, text);
-}
 
 async function addVariable(key: string, value: string): Promise<void> {
   await page.getByRole('button', { name: 'Add variable', exact: true }).click();

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { apiFromPage, chromiumMissing, heading, launchChromium, screenshot, waitForConsole, watchPage } from './browser.ts';
+import { apiFromPage, chromiumMissing, heading, launchChromium, pasteInto, screenshot, waitForConsole, watchPage } from './browser.ts';
 import { freePort } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 import { e2eStateDir, type RealDockerStart, startRealDocker } from './real-docker.ts';
@@ -62,17 +62,6 @@ async function containerIdOf(row: Locator): Promise<string> {
 
 /** GREETING as the app's processes see it. */
 const greetingIn = (container: string) => docker('exec', container, 'sh', '-c', 'echo "$GREETING"');
-
-/** Pastes like a user (CodeMirror handles the paste event itself; fill() would break the CSP). */
-async function pasteInto(editor: Locator, text: string): Promise<void> {
-  await editor.click();
-  await editor.press('Control+a');
-  await editor.evaluate((element, pasted) => {
-    const clipboardData = new DataTransfer();
-    clipboardData.setData('text/plain', pasted);
-    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-  }, text);
-}
 
 /**
  * Clicks the environment page's action button (stop and destroy are confirmed in their dialog)

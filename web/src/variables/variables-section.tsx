@@ -25,24 +25,21 @@ export interface ScopeRef {
 
 const scopeQuery = (ref: { scope: VariableScope; id: string }): ScopeQuery => ({ [`${ref.scope}Id`]: ref.id });
 
-/** The key, and under it the variable's description when it has one. */
-function KeyCell({ variable }: { variable: Pick<Variable, 'key' | 'description'> }) {
+/** A row's key (with its description under it), value (never a secret's) and delivery flags. */
+function VariableCells({ variable }: { variable: Variable }) {
+  const flags = [variable.forRuntime && 'runtime', variable.forBuild && 'build', variable.isLiteral && 'literal'].filter(Boolean);
   return (
     <>
-      <code>{variable.key}</code>
-      {variable.description && <span class="cell-note">{variable.description}</span>}
+      <th scope="row">
+        <code>{variable.key}</code>
+        {variable.description && <span class="cell-note">{variable.description}</span>}
+      </th>
+      <td>{variable.isSecret ? <span class="muted">Secret (write-only)</span> : <code class="value">{variable.value}</code>}</td>
+      <td>
+        <span>{flags.join(', ') || 'not delivered'}</span>
+      </td>
     </>
   );
-}
-
-function ValueCell({ variable }: { variable: Pick<Variable, 'isSecret' | 'value'> }) {
-  if (variable.isSecret) return <span class="muted">Secret (write-only)</span>;
-  return <code class="value">{variable.value}</code>;
-}
-
-function Flags({ variable }: { variable: Pick<Variable, 'isLiteral' | 'forBuild' | 'forRuntime'> }) {
-  const flags = [variable.forRuntime && 'runtime', variable.forBuild && 'build', variable.isLiteral && 'literal'].filter(Boolean);
-  return <span>{flags.join(', ') || 'not delivered'}</span>;
 }
 
 /** "the organization or the workspace": the wider scopes, named as a row's origin is. */
@@ -79,15 +76,7 @@ function InheritedVariables({ scope, ancestors, overridden }: { scope: ScopeRef;
           <tbody>
             {rows.map(({ from, variable }) => (
               <tr key={variable.id} class={overridden.has(variable.key) ? 'overridden' : undefined}>
-                <th scope="row">
-                  <KeyCell variable={variable} />
-                </th>
-                <td>
-                  <ValueCell variable={variable} />
-                </td>
-                <td>
-                  <Flags variable={variable} />
-                </td>
+                <VariableCells variable={variable} />
                 <td>
                   From {from.href ? <Link href={from.href}>{from.label}</Link> : from.label}
                   {overridden.has(variable.key) && <span class="badge">Overridden here</span>}
@@ -137,15 +126,7 @@ export function VariablesSection({ organizationId, scope, ancestors, headingLeve
               <tbody>
                 {rows.map((variable) => (
                   <tr key={variable.id}>
-                    <th scope="row">
-                      <KeyCell variable={variable} />
-                    </th>
-                    <td>
-                      <ValueCell variable={variable} />
-                    </td>
-                    <td>
-                      <Flags variable={variable} />
-                    </td>
+                    <VariableCells variable={variable} />
                     {writable && (
                       <td>
                         {variable.bindingId ? (
