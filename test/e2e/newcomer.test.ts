@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { apiFromPage, chromiumMissing, heading, launchChromium, pasteInto, screenshot, waitForConsole, watchPage } from './browser.ts';
-import { freePort } from './panel-api.ts';
+import { eventually, freePort } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 import { e2eStateDir, type RealDockerStart, startRealDocker } from './real-docker.ts';
 
@@ -138,7 +138,8 @@ describe.skipIf(!engine.started)("the newcomer's first hour, in a browser, on a 
     const editor = page.getByRole('textbox', { name: 'Project base Compose file' });
     await pasteInto(editor, COMPOSE);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    // The default server's own "Saved." stays on the page: wait for the Compose section's.
+    await page.getByRole('region', { name: 'Compose', exact: true }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     await page.reload();
     await waitForConsole(page);
     await editor.filter({ hasText: '# serves /var/www on port 8080' }).waitFor();
@@ -164,7 +165,9 @@ describe.skipIf(!engine.started)("the newcomer's first hour, in a browser, on a 
     containerId = await containerIdOf(running);
     expect(await docker('inspect', '-f', '{{.State.Status}}', containerId)).toBe('running');
     expect(await greetingIn(containerId)).toBe(GREETING);
-    expect(await docker('exec', containerId, 'wget', '-qO-', 'http://127.0.0.1:8080/')).toBe('ok');
+    // Running is not yet listening: ask until httpd answers.
+    const answer = () => docker('exec', containerId, 'wget', '-qO-', 'http://127.0.0.1:8080/').catch((error: Error) => error.message);
+    expect(await eventually(answer, (body) => body === 'ok', 'the app answering on port 8080', () => panel.logs(), ENGINE_WAIT.timeout)).toBe('ok');
     await screenshot(page, 'newcomer-4-running');
   }, STEP_TIMEOUT);
 
