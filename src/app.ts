@@ -16,6 +16,8 @@ import { referenceRoutes } from './http/reference.ts';
 import { daemonSurfaces, surfaces } from './http/surfaces.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
+import { type BackupMaker, backupMaker } from './ops/backups.ts';
+import { type DiskFullMonitor, diskFullMonitor } from './ops/disk-full.ts';
 
 /** Everything the server needs, passed in: tests build their own, nothing is a module singleton. */
 export interface AppDeps {
@@ -29,7 +31,13 @@ export interface AppDeps {
   hub: DaemonHub;
   /** Which listener this instance serves: the unix socket is the local daemon slot. Default tcp. */
   listener?: Listener;
+  /** Shared by both listeners of `panel serve`; each app makes its own when not given (tests). */
+  diskFull?: DiskFullMonitor;
+  backups?: BackupMaker;
 }
+
+/** AppDeps with the operational parts filled in. */
+export type ServingDeps = AppDeps & Required<Pick<AppDeps, 'diskFull' | 'backups'>>;
 
 /**
  * Builds one server instance. `panel serve` builds two from this factory (TCP and the daemon
@@ -37,8 +45,13 @@ export interface AppDeps {
  * unix-socket instance is the local daemon slot: health, the API description and the daemon
  * surfaces only, which also keeps it cheap to build at start.
  */
-export function buildApp(deps: AppDeps) {
-  const { config, logger } = deps;
+export function buildApp(given: AppDeps) {
+  const { config, logger } = given;
+  const deps: ServingDeps = {
+    ...given,
+    diskFull: given.diskFull ?? diskFullMonitor(config.dataDir, logger),
+    backups: given.backups ?? backupMaker(config, given.clock),
+  };
   let openApiDocument: { routes: number; document: ReturnType<typeof buildOpenApiDocument> } | undefined;
   const checkBody = bodyChecker(() => app.routes);
   const app = new Elysia({ name: 'panel', normalize: false })
@@ -59,7 +72,7 @@ export function buildApp(deps: AppDeps) {
       const requestId = requestIdOf(request);
       // A body the parser refused failed Elysia's validation on a marker: answer the real refusal.
       const refusal = code === 'VALIDATION' ? bodyRefusalOf(request) : undefined;
-      const { status, headers, body } = toErrorResponse(refusal ?? error, code, requestId, logger);
+      const { status, headers, body } = toErrorResponse(refusal ?? error, code, requestId, logger, deps.diskFull);
       set.status = status;
       Object.assign(set.headers, headers);
       set.headers['x-request-id'] = requestId;

@@ -11,6 +11,7 @@ import { DomainError } from './lib/errors.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { backupDatabase, OperationError, restoreDatabase } from './ops/backup.ts';
+import { checkDatabaseFully, DatabaseRefusal } from './ops/database-check.ts';
 import { openMigratedDatabase, serve, StartupError } from './server.ts';
 import { PANEL_VERSION } from './version.ts';
 
@@ -25,6 +26,7 @@ usage:
   panel daemon run [--local]        run the agent (--local: the control plane's unix socket)
   panel backup <file>               online, consistent copy of the database (safe while serving)
   panel restore <file>              check a backup and put it in place (Panel must be stopped)
+  panel check                       full integrity check of the database (read-only; safe while serving)
   panel secrets status              stored secrets per key id, and whether the key ring opens them
   panel local-daemon reset-key      let the local daemon's next connection replace its pinned key
   panel version                     print the version
@@ -103,8 +105,8 @@ const commands: Record<string, Command> = {
       return 2;
     }
     process.umask(0o077);
-    const { bytes } = backupDatabase(config().databaseFile, resolve(target));
-    process.stdout.write(`backup written to ${resolve(target)} (${bytes} bytes)\n`);
+    const { bytes, madeBy } = await backupDatabase(config(), resolve(target));
+    process.stdout.write(`backup written to ${resolve(target)} (${bytes} bytes, made by ${madeBy === 'server' ? 'the running Panel' : 'this process'})\n`);
     return 0;
   },
   async restore(args, config) {
@@ -122,6 +124,15 @@ const commands: Record<string, Command> = {
     const detail = unopenable.map(([keyId, rows]) => `${rows} sealed under "${keyId}"`).join(', ');
     process.stderr.write(`panel: PANEL_SECRETS cannot open ${detail}; start Panel with the key ring the backup was made under\n`);
     return 1;
+  },
+  async check(args, config) {
+    if (args.length !== 0) {
+      process.stderr.write('usage: panel check\n');
+      return 2;
+    }
+    const { databaseFile, dataDir } = config();
+    process.stdout.write(`${checkDatabaseFully(databaseFile, dataDir)}\n`);
+    return 0;
   },
   async compose(args) {
     // Pure: needs no configuration, data dir or key ring.
@@ -166,7 +177,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command(args, getConfig, getLogger);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof StartupError || error instanceof KeyRingError || error instanceof OperationError) {
+    if (error instanceof ConfigError || error instanceof StartupError || error instanceof KeyRingError || error instanceof OperationError || error instanceof DatabaseRefusal) {
       process.stderr.write(`panel: ${error.message}\n`);
       return error instanceof ConfigError ? 2 : 1;
     }

@@ -12,6 +12,7 @@ import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
+import { DatabaseRefusal, isDamageError, openCheckedDatabase, restoreAdvice, writeInstallMarker } from './ops/database-check.ts';
 import { systemClock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 
@@ -27,16 +28,28 @@ export class StartupError extends Error {
   override name = 'StartupError';
 }
 
-/** Opens (and migrates) the database of a data dir; used by `serve` and `migrate`. */
+/**
+ * Opens (and migrates) the database of a data dir; used by `serve`, `migrate` and the commands
+ * that read it. A damaged database, or a missing or empty one where the data dir shows a previous
+ * install, is refused with one line (src/ops/database-check.ts); once migrated, the data dir is
+ * marked as installed.
+ */
 export function openMigratedDatabase(config: Config, logger: Logger): Database {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const sqlite = openDatabase(config.databaseFile);
+  let sqlite: Database;
+  try {
+    sqlite = openCheckedDatabase(config.databaseFile, config.dataDir, openDatabase);
+  } catch (error) {
+    if (error instanceof DatabaseRefusal) throw new StartupError(error.message);
+    throw error;
+  }
   try {
     const applied = migrate(sqlite, embeddedMigrations());
     if (applied > 0) logger.info('database migrated', { applied, file: config.databaseFile });
+    writeInstallMarker(config.dataDir);
   } catch (error) {
     sqlite.close();
-    throw new StartupError((error as Error).message);
+    throw new StartupError(isDamageError(error) ? `${config.databaseFile} is damaged (SQLite says: ${(error as Error).message}); ${restoreAdvice(config.dataDir)}` : (error as Error).message);
   }
   return sqlite;
 }

@@ -101,6 +101,8 @@ export const ERROR_CATALOG = {
   provider_unavailable: { status: 502, when: 'the identity provider cannot be reached or answered outside its protocol' },
   // 503
   install_required: { status: 503, when: 'Panel is not installed yet' },
+  // 507
+  insufficient_storage: { status: 507, when: "the disk holding Panel's data is full; nothing was written, and the same request succeeds once space is freed" },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
