@@ -10,6 +10,7 @@ install.sh: install, upgrade or remove Panel on a Debian or Ubuntu host (run as 
 
   install.sh [--binary PATH] [--port N] [--data-dir DIR] [--prefix DIR]
   install.sh --uninstall [--purge] [--prefix DIR]
+  install.sh --daemon URL --token T [--name NAME] [--force] [--prefix DIR]
 
   --binary PATH    the panel executable to install; without it, run from a Panel checkout, it
                    is built there (npm ci && npm run build; reused while the sources are unchanged)
@@ -21,6 +22,13 @@ install.sh: install, upgrade or remove Panel on a Debian or Ubuntu host (run as 
   --uninstall      stop and remove the services and the executable; keeps the data directory
                    and /etc/panel/panel.env (the key ring that opens it)
   --purge          with --uninstall: also remove the data, /etc/panel and the panel user
+  --daemon URL     daemon mode, for a server joining the Panel at URL (what the console's join
+                   command runs, piped from URL/api/daemon/v1/install.sh): downloads Panel's
+                   executable from URL, checks its SHA-256, installs it, joins with --token
+                   (and --name), and runs the daemon as the panel-daemon systemd unit; without
+                   systemd (or with --prefix) it starts the daemon in the background instead,
+                   pid in DIR/run/panel-daemon.pid, log in DIR/var/log/panel/panel-daemon.log.
+                   --force joins again over an existing identity
   -h, --help       this text
 
 A different executable is an upgrade: stop, back up, replace (keeping panel.previous), start,
@@ -34,12 +42,17 @@ usage_error() { printf 'install.sh: %s (see --help)\n' "$*" >&2; exit 2; }
 say() { printf '%s\n' "$*"; }
 
 PREFIX="" PORT="" DATA_DIR="" BINARY="" ACTION=install PURGE=0
+DAEMON_URL="" TOKEN="" SERVER_NAME="" FORCE=0
 while [ "$#" -gt 0 ]; do
   case "$1" in
-    --binary | --port | --data-dir | --prefix)
+    --binary | --port | --data-dir | --prefix | --daemon | --token | --name)
       [ "$#" -ge 2 ] || usage_error "$1 needs a value"
-      case "$1" in --binary) BINARY=$2 ;; --port) PORT=$2 ;; --data-dir) DATA_DIR=$2 ;; *) PREFIX=$2 ;; esac
+      case "$1" in
+        --binary) BINARY=$2 ;; --port) PORT=$2 ;; --data-dir) DATA_DIR=$2 ;; --prefix) PREFIX=$2 ;;
+        --daemon) DAEMON_URL=$2 ACTION=daemon ;; --token) TOKEN=$2 ;; *) SERVER_NAME=$2 ;;
+      esac
       shift 2 ;;
+    --force) FORCE=1; shift ;;
     --binary=*) BINARY=${1#*=}; shift ;;
     --port=*) PORT=${1#*=}; shift ;;
     --data-dir=*) DATA_DIR=${1#*=}; shift ;;
@@ -51,6 +64,12 @@ while [ "$#" -gt 0 ]; do
   esac
 done
 [ "$PURGE" = 0 ] || [ "$ACTION" = uninstall ] || usage_error "--purge goes with --uninstall"
+if [ "$ACTION" = daemon ]; then
+  case "$DAEMON_URL" in http://?* | https://?*) DAEMON_URL=${DAEMON_URL%/} ;; *) usage_error "--daemon needs the control plane's URL (https://...)" ;; esac
+  [ -n "$TOKEN" ] || usage_error "--daemon needs --token (the console's join command carries it)"
+elif [ -n "$TOKEN$SERVER_NAME" ] || [ "$FORCE" = 1 ]; then
+  usage_error "--token, --name and --force go with --daemon"
+fi
 HEALTH_TIMEOUT=${PANEL_INSTALL_HEALTH_TIMEOUT:-30}
 case "$HEALTH_TIMEOUT" in '' | *[!0-9]*) usage_error "PANEL_INSTALL_HEALTH_TIMEOUT must be a number of seconds" ;; esac
 if [ -n "$PREFIX" ]; then
@@ -206,6 +225,8 @@ write_install_env() {
 PANEL_DATA_DIR=$DATA_DIR
 PANEL_PORT=$PORT
 PANEL_DAEMON_SOCKET=$SOCKET
+# The local daemon is panel-daemon.service (root, it drives Docker), not a child of panel serve.
+PANEL_LOCAL_DAEMON=off
 EOF
 }
 
@@ -233,9 +254,10 @@ ensure_env_file() {
   say "generated a key ring (key id $key_id) in $R$ENV_FILE, mode 0600"
 }
 
-# A unit from deploy/systemd/ beside this script, with its @NAME@ placeholders filled in.
+# A unit from deploy/systemd/ beside this script (or the template file given), with its @NAME@
+# placeholders filled in.
 render_unit() {
-  local template=$SCRIPT_DIR/deploy/systemd/$1 caps=""
+  local template=${2:-$SCRIPT_DIR/deploy/systemd/$1} caps=""
   [ -f "$template" ] || die "$template is missing: run install.sh from a Panel checkout or release"
   if [ "$PORT" -lt 1024 ]; then caps=CAP_NET_BIND_SERVICE; fi
   sed -e "s|@BIN@|$BIN|g" -e "s|@INSTALL_ENV@|$INSTALL_ENV|g" -e "s|@ENV_FILE@|$ENV_FILE|g" \
@@ -396,4 +418,93 @@ do_uninstall() {
   fi
 }
 
-if [ "$ACTION" = uninstall ]; then do_uninstall; else do_install; fi
+# --- daemon mode: a server joining a control plane elsewhere ------------------------------------------
+# GET <url> into <file>; with a third argument, sent as a Bearer token (kept out of curl's argv).
+fetch() {
+  if command -v curl >/dev/null 2>&1; then
+    if [ -n "${3:-}" ]; then
+      printf 'header = "Authorization: Bearer %s"\n' "$3" | curl -fsSL --proto '=http,https' -K - -o "$2" -- "$1"
+    else
+      curl -fsSL --proto '=http,https' -o "$2" -- "$1"
+    fi
+  elif command -v wget >/dev/null 2>&1; then
+    wget -q ${3:+"--header=Authorization: Bearer $3"} -O "$2" -- "$1"
+  else
+    die "downloading needs curl or wget (apt-get install curl)"
+  fi
+}
+
+daemon_platform() {
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64 | Linux-amd64) printf 'linux-x64' ;;
+    Linux-aarch64 | Linux-arm64) printf 'linux-arm64' ;;
+    *) die "no Panel executable for $(uname -s) $(uname -m)" ;;
+  esac
+}
+
+DAEMON_PIDFILE=/run/panel-daemon.pid DAEMON_LOG=/var/log/panel/panel-daemon.log
+daemon_pid() { cat -- "$R$DAEMON_PIDFILE" 2>/dev/null || true; }
+
+# The daemon in the background, where no systemd supervises it (a container, or --prefix).
+daemon_start_detached() {
+  local pid
+  pid=$(daemon_pid)
+  if is_alive "$pid"; then kill -TERM "$pid" 2>/dev/null || true; fi
+  install -d -m 0700 "$R$LOG_DIR"
+  (cd / && exec setsid "$R$BIN" daemon run --state-dir "$R$DAEMON_STATE") </dev/null >>"$R$DAEMON_LOG" 2>&1 9>&- &
+  printf '%s\n' "$!" >"$R$DAEMON_PIDFILE"
+  say "the daemon runs in the background (pid $!, log $R$DAEMON_LOG); nothing restarts it after a crash or a reboot"
+}
+
+do_daemon_install() {
+  local platform expected actual tmp unit
+  platform=$(daemon_platform)
+  install -d -m 0755 "$R$BIN_DIR" "$R$UNIT_DIR" "$R/run"
+  install -d -m 0700 "$R$DAEMON_STATE"
+  tmp=$(mktemp "$R$BIN_DIR/.panel.XXXXXX")
+  # shellcheck disable=SC2064 # the paths are fixed now
+  trap "rm -f -- '$tmp' '$tmp.sha256' '$tmp.service'" EXIT
+  fetch "$DAEMON_URL/api/daemon/v1/executable/$platform.sha256" "$tmp.sha256" ||
+    die "cannot reach $DAEMON_URL from this server: is Panel's PANEL_PUBLIC_URL an address this server reaches?"
+  expected=$(awk '{print $1; exit}' "$tmp.sha256")
+  [[ "$expected" =~ ^[0-9a-f]{64}$ ]] || die "$DAEMON_URL answered no SHA-256 for the $platform executable"
+  say "downloading Panel's $platform executable from $DAEMON_URL"
+  fetch "$DAEMON_URL/api/daemon/v1/executable/$platform" "$tmp" "$TOKEN" ||
+    die "the download was refused: an expired or used join token answers 401; create a new join command in the console"
+  actual=$(sha256sum -- "$tmp" | awk '{print $1}')
+  [ "$actual" = "$expected" ] || die "the download does not match its checksum (expected $expected, got $actual); nothing was installed"
+  say "checksum verified: sha256 $actual"
+  chmod 0755 "$tmp"
+  if [ -f "$R$BIN" ] && cmp -s -- "$tmp" "$R$BIN"; then rm -f -- "$tmp"; else mv -f -- "$tmp" "$R$BIN"; say "installed $R$BIN"; fi
+
+  if [ -f "$R$DAEMON_STATE/identity.json" ] && [ "$FORCE" = 0 ]; then
+    say "already joined ($R$DAEMON_STATE/identity.json); pass --force to join again with this token"
+  else
+    local join=("$R$BIN" daemon join "$DAEMON_URL" --state-dir "$R$DAEMON_STATE")
+    if [ -n "$SERVER_NAME" ]; then join+=(--name "$SERVER_NAME"); fi
+    if [ "$FORCE" = 1 ]; then join+=(--force); fi
+    PANEL_DAEMON_TOKEN=$TOKEN "${join[@]}" || die "joining $DAEMON_URL failed (see above)"
+  fi
+
+  if [ "$MODE" = systemd ]; then
+    unit=$SCRIPT_DIR/deploy/systemd/panel-daemon-remote.service
+    if [ ! -f "$unit" ]; then
+      unit=$tmp.service
+      fetch "$DAEMON_URL/api/daemon/v1/panel-daemon.service" "$unit" || die "cannot fetch the daemon's unit from $DAEMON_URL"
+    fi
+    render_unit panel-daemon-remote.service "$unit" | put_file "$UNIT_DIR/panel-daemon.service" 0644
+    systemctl daemon-reload
+    systemctl enable --quiet panel-daemon.service
+    systemctl restart panel-daemon.service
+    say "the daemon runs as panel-daemon.service (journalctl -u panel-daemon); this server appears in Panel once it connects"
+  else
+    daemon_start_detached
+  fi
+  command -v docker >/dev/null 2>&1 || say "note: Docker is not installed here; deploys fail until it is (curl -fsSL https://get.docker.com | sh)"
+}
+
+case "$ACTION" in
+  uninstall) do_uninstall ;;
+  daemon) do_daemon_install ;;
+  *) do_install ;;
+esac

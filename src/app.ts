@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import type { Config } from './config.ts';
 import type { KeyRing } from './crypto/keyring.ts';
 import type { DaemonHub, Listener } from './daemon/hub.ts';
+import type { SupervisedStatus } from './domain/servers/this-machine.ts';
 import type { Db } from './db/client.ts';
 import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
@@ -18,6 +19,7 @@ import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import { type BackupMaker, backupMaker } from './ops/backups.ts';
 import { type DiskFullMonitor, diskFullMonitor } from './ops/disk-full.ts';
+import type { SelfExecutable } from './ops/executable.ts';
 
 /** Everything the server needs, passed in: tests build their own, nothing is a module singleton. */
 export interface AppDeps {
@@ -29,6 +31,10 @@ export interface AppDeps {
   logger: Logger;
   /** The one daemon hub of the process, shared by every app instance (src/daemon/hub.ts). */
   hub: DaemonHub;
+  /** The local daemon `panel serve` supervises (PANEL_LOCAL_DAEMON=auto); absent when something else runs it. */
+  localDaemon?: { status(): SupervisedStatus };
+  /** This executable, for joining servers to download; absent where none can be had (tests). */
+  executable?: SelfExecutable;
   /** Which listener this instance serves: the unix socket is the local daemon slot. Default tcp. */
   listener?: Listener;
   /** Shared by both listeners of `panel serve`; each app makes its own when not given (tests). */

@@ -1,10 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { LOCAL_CREDENTIAL_ENV, localCredentialPath } from './daemon/local-credential.ts';
 
 export type Runtime = 'self-hosted' | 'development';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LocalDaemonMode = 'auto' | 'off';
 
 export interface Config {
   dataDir: string;
@@ -17,6 +18,12 @@ export interface Config {
   runtime: Runtime;
   isSignupEnabled: boolean;
   daemonSocket: string;
+  /**
+   * `auto`: `panel serve` starts and supervises the local daemon itself whenever a Docker engine
+   * answers (the trial and development setup). `off`: something else runs it (install.sh's
+   * panel-daemon unit).
+   */
+  localDaemon: LocalDaemonMode;
   /** The local daemon's credential (src/daemon/local-credential.ts); created at first start. */
   localDaemonCredentialFile: string;
   logLevel: LogLevel;
@@ -92,12 +99,14 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const oauth = parseOAuth(text, problems);
   const trustedProxies = parseTrustedProxies(text('PANEL_TRUSTED_PROXIES'), problems);
 
-  const socketText = text('PANEL_DAEMON_SOCKET') ?? join(dataDir, 'daemon.sock');
-  const daemonSocket = isAbsolute(socketText) ? socketText : resolve(socketText);
+  const daemonSocket = defaultDaemonSocket(env);
   if (Buffer.byteLength(daemonSocket) > MAX_SOCKET_PATH) {
     problems.push(`PANEL_DAEMON_SOCKET is longer than ${MAX_SOCKET_PATH} bytes: ${daemonSocket}`);
   }
 
+  const localDaemonText = text('PANEL_LOCAL_DAEMON') ?? 'auto';
+  if (localDaemonText !== 'auto' && localDaemonText !== 'off') problems.push(`PANEL_LOCAL_DAEMON must be "auto" or "off", got "${localDaemonText}"`);
+  const localDaemon: LocalDaemonMode = localDaemonText === 'off' ? 'off' : 'auto';
   const localDaemonCredentialFile = resolve(text(LOCAL_CREDENTIAL_ENV) ?? localCredentialPath(dataDir));
 
   let secrets = text('PANEL_SECRETS');
@@ -121,12 +130,23 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     runtime,
     isSignupEnabled,
     daemonSocket,
+    localDaemon,
     localDaemonCredentialFile,
     logLevel,
     maxBodyBytes,
     trustedProxies,
     oauth,
   };
+}
+
+/**
+ * The local daemon slot's socket: PANEL_DAEMON_SOCKET, else <PANEL_DATA_DIR or ./data>/daemon.sock,
+ * as an absolute path. `panel serve` listens there and `panel daemon run --local` looks there
+ * first, so the two agree without being told.
+ */
+export function defaultDaemonSocket(env: Env): string {
+  const given = env.PANEL_DAEMON_SOCKET?.trim();
+  return resolve(given ? given : join(resolve(env.PANEL_DATA_DIR?.trim() || './data'), 'daemon.sock'));
 }
 
 /**

@@ -38,12 +38,15 @@ PANEL_PUBLIC_URL, PANEL_SECRETS, PANEL_RUNTIME, ...); see README.md.
 
 type Command = (args: string[], config: () => Config, logger: () => Logger) => Promise<number>;
 
+/** This executable: the compiled `panel` alone, or the runtime plus this file when run from source. */
+const SELF_COMMAND = import.meta.path.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, import.meta.path];
+
 const commands: Record<string, Command> = {
   async serve(_args, config, logger) {
     // The database, its WAL and the socket hold sealed secrets and session hashes: owner only.
     process.umask(0o077);
     const log = logger();
-    const server = await serve(config(), log);
+    const server = await serve(config(), log, { selfCommand: SELF_COMMAND });
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
         log.info('shutting down', { signal });

@@ -1,19 +1,22 @@
 import type { Database } from 'bun:sqlite';
 import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type AppDeps, buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type KeyRing, parseKeyRing } from './crypto/keyring.ts';
 import { createDb, openDatabase } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { DaemonHub } from './daemon/hub.ts';
+import { PASSED_ENVIRONMENT } from './daemon/agent/docker-cli.ts';
+import { LocalDaemonSupervisor } from './daemon/local-supervisor.ts';
 import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
 import { DatabaseRefusal, isDamageError, openCheckedDatabase, restoreAdvice, writeInstallMarker } from './ops/database-check.ts';
 import { systemClock } from './lib/clock.ts';
+import { selfExecutable } from './ops/executable.ts';
 import type { Logger } from './lib/logger.ts';
 
 export interface RunningServer {
@@ -54,7 +57,15 @@ export function openMigratedDatabase(config: Config, logger: Logger): Database {
   return sqlite;
 }
 
-export async function serve(config: Config, logger: Logger): Promise<RunningServer> {
+export interface ServeOptions {
+  /**
+   * How to run this very executable (`[panel]`, or `[bun, src/main.ts]` from source): with
+   * PANEL_LOCAL_DAEMON=auto, `panel serve` starts `<it> daemon run --local` as a supervised child.
+   */
+  selfCommand?: string[];
+}
+
+export async function serve(config: Config, logger: Logger, options: ServeOptions = {}): Promise<RunningServer> {
   let keyring: KeyRing;
   try {
     keyring = parseKeyRing(config.secrets);
@@ -71,7 +82,9 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   const db = createDb(sqlite);
   // One hub for both listeners: one view of connected daemons, one change feed.
   const hub = new DaemonHub({ db, clock: systemClock, logger, localCredential });
-  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub };
+  const localDaemon = config.localDaemon === 'auto' && options.selfCommand ? localDaemonSupervisor(config, logger, options.selfCommand) : undefined;
+  const executable = options.selfCommand ? selfExecutable(options.selfCommand, config.dataDir, logger) : undefined;
+  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon, executable };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);
   } catch (error) {
@@ -109,6 +122,7 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
   // First boot (self-hosted): the one-time install token goes to <data dir>/install-token (0600).
   announceInstall(deps.db, config, logger);
   hub.start();
+  localDaemon?.start();
   logger.info('panel serving', {
     url,
     publicUrl: config.publicUrl,
@@ -120,12 +134,26 @@ export async function serve(config: Config, logger: Logger): Promise<RunningServ
     url,
     socketPath: config.daemonSocket,
     async stop() {
+      await localDaemon?.stop();
       hub.stop();
       await Promise.all([tcp.stop(), local.stop()]);
       sqlite.close();
       if (existsSync(config.daemonSocket)) unlinkSync(config.daemonSocket);
     },
   };
+}
+
+/** The local daemon as a child of this process, its state kept in <data dir>/local-daemon. */
+function localDaemonSupervisor(config: Config, logger: Logger, selfCommand: string[]): LocalDaemonSupervisor {
+  const argv = [
+    ...selfCommand,
+    ...['daemon', 'run', '--local', '--socket', config.daemonSocket, '--credential-file', config.localDaemonCredentialFile],
+    ...['--state-dir', join(config.dataDir, 'local-daemon')],
+  ];
+  // The daemon gets what reaches Docker and nothing of Panel's own settings (the key ring above all).
+  const env: Record<string, string | undefined> = { PANEL_LOG_LEVEL: config.logLevel };
+  for (const name of [...PASSED_ENVIRONMENT, 'XDG_RUNTIME_DIR']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return new LocalDaemonSupervisor({ argv, env, logger });
 }
 
 /** Refuses to start when stored secrets are sealed under a key the ring no longer holds. */

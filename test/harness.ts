@@ -2,7 +2,7 @@
  * A fresh app per test: its own in-memory database, a manual clock and a fixed test key ring.
  * Nothing is shared between tests.
  */
-import { buildApp } from '../src/app.ts';
+import { type AppDeps, buildApp } from '../src/app.ts';
 import { newOpaqueToken } from '../src/auth/token.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
@@ -34,7 +34,7 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const db = createDb(sqlite);
   const localCredential = newOpaqueToken('pnl');
   const hub = new DaemonHub({ db, clock, logger: silentLogger, localCredential });
-  const deps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock, logger: silentLogger, hub };
+  const deps: AppDeps & { clock: ManualClock } = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock, logger: silentLogger, hub };
   const app = buildApp(deps);
 
   /** Sends a request through app.handle(); a non-string body is sent as JSON. */

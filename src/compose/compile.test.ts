@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainError } from '../lib/errors.ts';
 import { type CompileInput, type CompileResult, compile, type ServerDocument } from './compile.ts';
-import { findComposeBinary, runComposeConfig } from './compose-binary.ts';
+import { composeV2ForTests } from '../../test/compose-v2.ts';
+import { runComposeConfig } from './compose-binary.ts';
 import { parseComposeText, stringifyComposeModel } from './document.ts';
 import {
   BLOG_SERVICES,
@@ -127,7 +128,7 @@ describe('compile: the shop with its production overlay', () => {
       { name: 'db__db_password', variableId: `environment/${IDS.environment}/DB_PASSWORD`, serviceId: IDS.db, key: 'DB_PASSWORD' },
       { name: 'db__postgres_password', variableId: `service/${IDS.db}/POSTGRES_PASSWORD`, serviceId: IDS.db, key: 'POSTGRES_PASSWORD' },
     ]);
-    for (const { name } of result.secrets) expect(result.model.secrets).toHaveProperty([name], { file: `./secrets/${name}` });
+    for (const { name } of result.secrets) expect(result.model.secrets).toHaveProperty([name], { file: `../${result.project}.panel/secrets/${name}` });
     expect(db!.secrets).toEqual([
       { source: 'db__db_password', target: 'DB_PASSWORD' },
       { source: 'db__postgres_password', target: 'POSTGRES_PASSWORD' },
@@ -252,7 +253,7 @@ describe('compile: several instances on one server', () => {
     expect(result.model.secrets).toEqual({
       smtp_password: { file: './smtp_password.txt' },
       mail_signing_key: { file: './mail_signing_key.pem' },
-      app__smtp_password: { file: './secrets/app__smtp_password' },
+      app__smtp_password: { file: `../${result.project}.panel/secrets/app__smtp_password` },
     });
   });
 
@@ -406,7 +407,7 @@ describe('compile: refusals', () => {
   });
 });
 
-const lookup = await findComposeBinary();
+const lookup = await composeV2ForTests();
 if (!lookup.found) console.warn(`compile.test.ts: the Compose v2 check is skipped: ${lookup.reason}`);
 let workDir = '';
 afterAll(() => {

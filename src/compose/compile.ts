@@ -26,7 +26,7 @@ import { composeServiceOf, servicesOnServer } from './instances.ts';
 import { injectVariables, planSecrets, type CompiledSecret } from './inject-variables.ts';
 import { composeInvalid } from './limits.ts';
 import { mergeCompose } from './merge.ts';
-import { applyPlatformLabels, type ContainerNaming, composeProjectName, customContainerName, uuidContainerName } from './naming.ts';
+import { applyPlatformLabels, type ContainerNaming, composeProjectName, customContainerName, secretFileReference, uuidContainerName } from './naming.ts';
 import { type Placement, type PlannerServer, planPlacement, type PreviousReplica } from './planner/plan.ts';
 import { type StoredPolicy, validateCompose } from './validate.ts';
 import { copyJson, isMapping, type JsonObject } from './values.ts';
@@ -93,7 +93,7 @@ export interface ServerDocument {
   serverId: string;
   yaml: string;
   model: JsonObject;
-  /** Files the daemon must receive (as pndaemon envelopes) in ./secrets/<name>; no contents. */
+  /** Files the daemon must receive (as pndaemon envelopes), named by secretFileReference; no contents. */
   secrets: CompiledSecret[];
   containers: CompiledContainer[];
 }
@@ -177,7 +177,7 @@ function compileServer(input: CompileInput, target: ServerTarget, warnings: stri
   const topSecrets: JsonObject = isMapping(merged.secrets) ? { ...merged.secrets } : {};
   const secretPlan = planSecrets(here, new Set(Object.keys(topSecrets)));
   for (const { key, service, variables: resolved } of here) injectVariables(service, `services.${key}`, resolved, secretPlan.namesFor(key), warnings);
-  for (const secret of secretPlan.secrets) topSecrets[secret.name] = { file: `./secrets/${secret.name}` };
+  for (const secret of secretPlan.secrets) topSecrets[secret.name] = { file: secretFileReference(target.project, secret.name) };
 
   const placed: JsonObject = Object.fromEntries(here.map(({ key, service }) => [key, service]));
   const compiledServices = servicesOnServer(placed, ordinals, new Set(serviceList.map(({ key }) => key)), target.serverName, warnings);

@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ComposeBinary, findComposeBinary, runComposeConfig } from './compose-binary.ts';
+import { composeV2ForTests } from '../../test/compose-v2.ts';
+import { type ComposeBinary, runComposeConfig } from './compose-binary.ts';
 import { composeToText, parseComposeText, stringifyComposeModel } from './document.ts';
 import { MERGE_CASE_FAMILIES, type MergeCase } from './fixtures/merge/index.ts';
 import { mergeCompose } from './merge.ts';
 import { isMapping, type JsonObject, type JsonValue } from './values.ts';
 
-const lookup = await findComposeBinary();
+const lookup = await composeV2ForTests();
 if (!lookup.found) console.warn(`compose-cli.test.ts skipped: ${lookup.reason}`);
 const binary: ComposeBinary | null = lookup.found ? lookup.binary : null;
 

@@ -7,7 +7,8 @@
  *   isLiteral doubles every `$` so Compose does not interpolate; otherwise `$OTHER` is left for
  *   Compose to expand.
  * - Secret: never a value in the document or an env file. Each becomes one file the daemon
- *   writes at ./secrets/<name> (mode 0600): a top-level `secrets: {<name>: {file}}` entry, and
+ *   writes outside the project folder (mode 0600; naming.ts secretFileReference): a top-level
+ *   `secrets: {<name>: {file}}` entry, and
  *   forRuntime mounts it at /run/secrets/<KEY> (`secrets: [{source: <name>, target: <KEY>}]`);
  *   forBuild passes it to the build as the build secret id <KEY> (Dockerfile
  *   `RUN --mount=type=secret,id=<KEY>`). A document `environment` entry of the same key is

@@ -23,9 +23,19 @@ export type ContainerSlot = number | 'ingress' | 'controller';
 
 /** What Compose accepts as a project name (and the daemon as a folder name). */
 const PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-/** Secret names: one safe file name, so the daemon can write `./secrets/<name>`. */
+/** Secret names: one safe file name, so the daemon can write `<project>.panel/secrets/<name>`. */
 export const SECRET_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
 const SECRET_NAME_READABLE_MAX = 100;
+
+/**
+ * The daemon keeps a project's own files (the compiled compose.yaml, the secret files it is sent)
+ * in `<project>.panel`, beside the Compose project folder `<project>` where the project's own
+ * relative paths resolve. No path of the project can name that folder (the policy keeps them
+ * inside their own), and the compiled document names each secret file relative to the project
+ * folder, a reference the daemon's check accepts for the files it wrote and nothing else.
+ */
+export const panelFolderOf = (project: string) => `${project}.panel`;
+export const secretFileReference = (project: string, name: string) => `../${panelFolderOf(project)}/secrets/${name}`;
 
 /** `pn-<environmentId>`: one Compose project per environment. */
 export function composeProjectName(environmentId: string): string {

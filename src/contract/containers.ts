@@ -31,6 +31,8 @@ export const Container = v.object({
   containerId: v.nullable(v.string()),
   containerName: v.string(),
   status: v.picklist(containerStatuses),
+  /** The container no longer exists on its server (destroyed, or removed outside Panel); `status` is the last state it had. */
+  isRemoved: v.boolean(),
   role: v.picklist(containerRoles),
   composeServiceName: v.string(),
   ordinal: v.number(),

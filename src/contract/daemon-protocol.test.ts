@@ -32,6 +32,7 @@ const VALID_FRAMES: Record<string, Frame> = {
       project: 'shop_web-2',
       compose: 'services:\n  web:\n    image: local/busybox:1\n',
       secrets: [{ name: 'db_password.txt', envelope: `pndaemon.v1.${SERVER_ID}.dk_abc.AAAA` }],
+      policy: { hostAccess: false, platform: false },
     },
   },
   'command stop': { type: 'command', id: 'cmd-2', kind: 'stop', payload: { deploymentId: DEPLOYMENT_ID, project: 'shop' } },
@@ -69,6 +70,11 @@ describe('parseFrame', () => {
     expect(parseFrame(encodeFrame(frame))).toEqual(frame);
   });
 
+  test.each(['up', 'Running', '', 7, null, undefined])('a reported state outside the list (%p) reads as unknown', (state) => {
+    const frame = parseFrame(JSON.stringify({ type: 'report', project: 'p', containers: [{ containerId: 'a', name: 'n', service: 's', state }] }));
+    expect(frame).toMatchObject({ containers: [{ state: 'unknown' }] });
+  });
+
   test('ignores unknown keys so a newer peer can add fields', () => {
     expect(parseFrame('{"type":"ping","ts":1,"extra":true}')).toEqual({ type: 'ping', ts: 1 });
   });
@@ -91,7 +97,6 @@ describe('parseFrame', () => {
     ['ack without id', { type: 'ack' }],
     ['ping with a string ts', { type: 'ping', ts: '1' }],
     ['result ok:false without error', { type: 'result', id: 'c', ok: false }],
-    ['report with a state outside the table', { type: 'report', project: 'p', containers: [{ containerId: 'a', name: 'n', service: 's', state: 'up' }] }],
   ])('refuses %s with 4000', (_name, frame) => {
     expect(refusal(JSON.stringify(frame)).closeCode).toBe(CLOSE_CODES.malformedFrame);
   });
@@ -114,10 +119,17 @@ describe('parseFrame', () => {
       ['a secret named ..', withPayload({ secrets: [{ name: '..', envelope: 'x' }] })],
       ['a duplicate secret name', withPayload({ secrets: [{ name: 'a', envelope: 'x' }, { name: 'a', envelope: 'y' }] })],
       ['a stop without deploymentId', JSON.stringify({ type: 'command', id: 'cmd-9', kind: 'stop', payload: { project: 'p' } })],
+      ['a policy whose host access is not a boolean', withPayload({ policy: { hostAccess: 'yes', platform: false } })],
+      ['a policy without platform', withPayload({ policy: { hostAccess: true } })],
     ])('refuses a command with %s, keeping its id so it can be answered', (_name, text) => {
       const error = refusal(text);
       expect(error.closeCode).toBe(CLOSE_CODES.malformedFrame);
       expect(error.commandId).toBe(JSON.parse(text).id);
+    });
+
+    test('a deploy without a policy (queued by an older control plane) is read; the daemon then holds it to the tenant policy', () => {
+      const { policy: _policy, ...payload } = deploy.payload;
+      expect(parseFrame(JSON.stringify({ ...deploy, payload }))).toMatchObject({ kind: 'deploy', payload: { project: 'shop_web-2' } });
     });
 
     test('a command with an unreadable id has no id to answer', () => {

@@ -16,7 +16,7 @@
  * with a failed `result` instead, so one bad command cannot wedge a redelivering hub.
  */
 import * as v from 'valibot';
-import { reportedContainerStates } from './enums.ts';
+import { toContainerState } from './container-state.ts';
 
 /** Where a daemon enrolls (POST) and where it connects (WebSocket), relative to the control plane's URL. */
 export const ENROLL_PATH = '/api/daemon/v1/enroll';
@@ -32,6 +32,8 @@ export const EnrollRequest = v.object({
   // 43 characters carry 258 bits: the last one must leave the 2 spare bits zero to be canonical.
   publicKey: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, 'must be a 32-byte X25519 public key in canonical unpadded base64url')),
   keyId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of [A-Za-z0-9_-]')),
+  /** The server's name as chosen for the join command (`panel daemon join --name`); default its hostname. */
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
 });
 export type EnrollRequest = v.InferInput<typeof EnrollRequest>;
 /** 201 for a new server, 200 when the machine's record was reused (its credential rotated). */
@@ -47,6 +49,8 @@ export const CLOSE_CODES = {
   normal: 1000,
   /** The hub is going away (restart); the agent reconnects with backoff. */
   goingAway: 1001,
+  /** Not yet (the local daemon arrived before the install): the agent retries every 2 s. */
+  tryAgainLater: 1013,
   /** A frame was not JSON, or not one of the frames below. */
   malformedFrame: 4000,
   /** A frame exceeded MAX_FRAME_BYTES. */
@@ -86,7 +90,15 @@ const DeploySecret = v.object({
   envelope: text(64 * 1024),
 });
 
-/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, then `up -d`. */
+/**
+ * The Compose policy the daemon holds a deploy to before `up` (docs/SECURITY.md): the
+ * organization's host access as it applies to this server, and whether the project is
+ * platform-owned. Absent (a command queued by an older control plane): the tenant policy without
+ * host access.
+ */
+const DeployPolicy = v.object({ hostAccess: v.boolean(), platform: v.boolean() });
+
+/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, check them against `policy`, then `up -d`. */
 const DeployCommand = v.object({
   type: v.literal('command'),
   id: commandId,
@@ -99,20 +111,28 @@ const DeployCommand = v.object({
       v.array(DeploySecret),
       v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
     ),
+    policy: v.optional(DeployPolicy),
   }),
 });
 
-/** Stop (`down`, keeping volumes and the project folder) or destroy (`down --volumes`, folder removed). */
+/** Stop (`compose stop`: containers kept) or destroy (`down --volumes`, the project folder removed). */
 const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName });
-const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopOrDestroyPayload });
+/** Stop: `compose stop`, the containers kept. With `remove` (a server the placement no longer
+ * uses), `compose down`: the containers go, volumes and the project folder stay. */
+const StopPayload = v.object({ ...StopOrDestroyPayload.entries, remove: v.optional(v.boolean()) });
+const StopCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('stop'), payload: StopPayload });
 const DestroyCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('destroy'), payload: StopOrDestroyPayload });
 
-/** One container as the runtime lists it. `service` is the Compose service key. */
+/**
+ * One container as the runtime lists it. `service` is the Compose service key. A `state` outside
+ * the specification's list (a newer runtime's word, a typo, a missing value) reads as `unknown`,
+ * as the state table says, instead of refusing the whole report.
+ */
 const ReportedContainer = v.object({
   containerId: text(128),
   name: text(255),
   service: v.string(),
-  state: v.picklist(reportedContainerStates),
+  state: v.pipe(v.optional(v.unknown(), 'unknown'), v.transform(toContainerState)),
   /** Docker's human status, e.g. "Up 3 minutes". */
   status: v.optional(v.string()),
   labels: v.optional(v.record(v.string(), v.string())),

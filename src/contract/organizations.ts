@@ -1,6 +1,6 @@
 /** Organizations: the tenant boundary. Created at install or sign-up, never through this resource. */
 import * as v from 'valibot';
-import { EnvironmentName, strict, Text, Timestamps } from './common.ts';
+import { EnvironmentName, ListQuery, strict, Text, Timestamps } from './common.ts';
 
 export const Organization = v.object({
   id: v.string(),
@@ -12,6 +12,7 @@ export const Organization = v.object({
   ...Timestamps,
 });
 export type Organization = v.InferOutput<typeof Organization>;
+export const OrganizationListQuery = v.object(ListQuery);
 
 export const OrganizationUpdate = strict({
   name: v.optional(Text(255)),

@@ -46,3 +46,20 @@ export const Server = v.object({
   ...Timestamps,
 });
 export type Server = v.InferOutput<typeof Server>;
+
+/** GET /servers/this-machine: Panel's own host as the organization's local server. */
+export const thisMachineStates = ['connected', 'connecting', 'external', 'checking', 'no_engine', 'running', 'restarting', 'refused'] as const;
+export const ThisMachine = v.object({
+  /** False for an organization that does not own this machine's local slot. */
+  applies: v.boolean(),
+  serverId: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  /** connected; connecting (the daemon runs); external (the panel-daemon service runs it, not connected); checking; no_engine; restarting; refused. */
+  state: v.picklist(thisMachineStates),
+  /** Why this machine is not connected, in words; null when it is. */
+  problem: v.nullable(v.string()),
+  /** The one command that fixes it, when there is one. */
+  fix: v.nullable(v.string()),
+});
+export type ThisMachine = v.InferOutput<typeof ThisMachine>;
+export const ThisMachineQuery = v.object({ organizationId: Uuid });

@@ -31,6 +31,8 @@ export const joinTokenStates = ['active', 'used', 'expired'] as const;
 
 export const JoinTokenCreate = strict({
   organizationId: Uuid,
+  /** The new server's name, carried in the command (default: its hostname). */
+  name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters'))),
   expiresInSeconds: v.optional(
     v.pipe(
       v.number(),
@@ -58,6 +60,15 @@ export const JoinToken = v.object({
   ...Timestamps,
 });
 export type JoinToken = v.InferOutput<typeof JoinToken>;
-/** The answer to a create: the token and the exact join command, shown once. */
-export const CreatedJoinToken = v.object({ ...JoinToken.entries, token: v.string(), command: v.string() });
+/** The answer to a create: the token and the commands that use it, shown once. */
+export const CreatedJoinToken = v.object({
+  ...JoinToken.entries,
+  token: v.string(),
+  /** One line to run as root on the new server: installs this executable (checksum verified) as a systemd unit and joins. */
+  command: v.string(),
+  /** `panel daemon join …` for a server that already has the executable. */
+  joinCommand: v.string(),
+  /** What keeps other machines from using the command (a loopback PANEL_PUBLIC_URL). */
+  warnings: v.array(v.string()),
+});
 export type CreatedJoinToken = v.InferOutput<typeof CreatedJoinToken>;

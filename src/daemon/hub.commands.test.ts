@@ -159,6 +159,20 @@ describe('reports on the daemon\'s own account (no command id)', () => {
     expect(t.db.select().from(container).all()).toHaveLength(1);
     expect(owner.organizationId).not.toBe(foreign.organizationId);
   });
+
+  test('a state outside the list is stored as unknown and the connection stays open', () => {
+    const { t, tree, queue, connect } = setup();
+    queue('deploy');
+    const { socket, connection } = connect();
+    const labels = { [PANEL_LABELS.serviceId]: tree.serviceId, [PANEL_LABELS.role]: 'service', [PANEL_LABELS.ordinal]: '1' };
+    for (const state of ['hibernating', 'Running', '', 42, null]) {
+      send(t, connection, { type: 'report', project: `pn-${tree.environmentId}`, containers: [{ containerId: 'c1', name: 'web-1', service: 'web', state, labels }] });
+      expect(t.db.select().from(container).all()).toMatchObject([{ containerId: 'c1', status: 'unknown' }]);
+      send(t, connection, { type: 'report', project: `pn-${tree.environmentId}`, containers: [{ containerId: 'c1', name: 'web-1', service: 'web', state: 'running', labels }] });
+      expect(t.db.select().from(container).all()).toMatchObject([{ status: 'running' }]);
+    }
+    expect(socket.closedWith).toBeNull();
+  });
 });
 
 describe('expiry', () => {

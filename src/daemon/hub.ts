@@ -39,8 +39,10 @@ import type { Logger } from '../lib/logger.ts';
 import { ChangeFeed } from './hub/feed.ts';
 import { expireCommands, onAck, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
 import {
+  findLocalServer,
   checkLocalKey,
   findMachineTwin,
+  firstOrganizationId,
   flagDuplicateMachine,
   markAllDisconnected,
   markDisconnected,
@@ -60,9 +62,6 @@ export type Listener = 'tcp' | 'unix';
 
 /** Who the upgrade said is connecting: a credential's server (tcp) or the local slot (unix). */
 export type HubClaim = { listener: 'tcp'; serverId: string } | { listener: 'unix' };
-
-/** Close code for "not yet": the local daemon arrived before the install; it retries with backoff. */
-export const CLOSE_TRY_AGAIN_LATER = 1013;
 
 export interface HubOptions {
   db: Db;
@@ -278,7 +277,7 @@ export class DaemonHub {
     const { db, logger } = this.options;
     if (connection.claim.listener === 'unix') {
       const local = db.transaction((tx) => resolveLocalServer(tx, hello));
-      if (!local) this.terminate(connection, CLOSE_TRY_AGAIN_LATER, 'Panel is not installed yet; no organization for the local server');
+      if (!local) this.terminate(connection, CLOSE_CODES.tryAgainLater, 'Panel is not installed yet; no organization for the local server');
       return local;
     }
     const { serverId } = connection.claim;
@@ -347,6 +346,12 @@ export class DaemonHub {
 
   isConnected(serverId: string): boolean {
     return this.byServer.has(serverId);
+  }
+
+  /** The local slot's server record, and the organization it belongs (or will belong) to. */
+  localSlot(): { local: Server | undefined; slotOrganizationId: string | undefined } {
+    const local = findLocalServer(this.options.db);
+    return { local, slotOrganizationId: local?.organizationId ?? firstOrganizationId(this.options.db) };
   }
 
   /** Live connections, with or without hello. */

@@ -50,3 +50,27 @@ export function canSee(actor: Actor, organizationId: string): boolean {
 export function visibleOrganizationIds(actor: Actor): string[] {
   return [...actor.memberships.keys()];
 }
+
+/**
+ * The one way to load what a caller names: missing, or of another organization, is 404 (the
+ * same answer); a role too low for `access` is 403. `organizationOf` finds the row's
+ * organization (undefined when it has none the caller could hold).
+ */
+export function loadFor<T>(
+  actor: Actor,
+  access: Access,
+  what: string,
+  row: T | undefined,
+  organizationOf: (row: T) => string | undefined = (found) => (found as { organizationId: string }).organizationId,
+): T {
+  const organizationId = row === undefined ? undefined : organizationOf(row);
+  if (row === undefined || organizationId === undefined) throw notFound(what);
+  authorize(actor, organizationId, access, what);
+  return row;
+}
+
+/** A row referenced inside a known organization (a pin, a parent): missing or another organization's is 404. */
+export function inOrganization<T extends { organizationId: string }>(row: T | undefined, organizationId: string, what: string): T {
+  if (!row || row.organizationId !== organizationId) throw notFound(what);
+  return row;
+}

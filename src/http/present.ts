@@ -1,7 +1,36 @@
-/** Row -> API JSON helpers: timestamps are ISO-8601 with milliseconds. */
+/**
+ * Row -> API JSON. A resource's answer is its contract schema (src/contract): the presenter is
+ * derived from that schema's keys, so the answer is not written a second time. A row value
+ * under the same key is taken as it is (a Date becomes ISO-8601 with milliseconds); keys the
+ * row holds under another name, or computes, are named in `derive`.
+ */
+import type * as v from 'valibot';
+
 export const iso = (date: Date): string => date.toISOString();
 export const isoOrNull = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
 
-export function timestampsOf(row: { createdAt: Date; updatedAt: Date }) {
-  return { createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
+type Shape = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+type Answer<S extends Shape> = v.InferOutput<S>;
+/**
+ * Keys the row holds under another name, or computes: `{ forBuild: (row: Variable) => row.isForBuild }`.
+ * Annotate `row` with the row's type. The response test (test/harness.ts) checks every answer
+ * of the test suite against the schema, so a key the row lacks cannot go unnoticed.
+ */
+export type Derivations<S extends Shape> = { [K in keyof Answer<S>]?: (row: never) => Answer<S>[K] };
+
+export type Presenter<S extends Shape> = (row: object) => Answer<S>;
+
+/** The presenter of `schema`. An `undefined` value leaves its key out. */
+export function presenterOf<S extends Shape>(schema: S, derive: Derivations<S> = {}): Presenter<S> {
+  const keys = Object.keys(schema.entries);
+  const derivations = derive as Record<string, ((row: object) => unknown) | undefined>;
+  return (row) => {
+    const answer: Record<string, unknown> = {};
+    for (const key of keys) {
+      const derived = derivations[key];
+      const value = derived ? derived(row) : (row as Record<string, unknown>)[key];
+      if (value !== undefined) answer[key] = value instanceof Date ? value.toISOString() : value;
+    }
+    return answer as Answer<S>;
+  };
 }

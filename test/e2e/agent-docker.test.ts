@@ -1,8 +1,12 @@
 /**
  * The agent's Compose runner on a real Docker engine (../shared/tools/real-docker.sh, in a private
  * network namespace): deploy a two-service project with a secret delivered as a `pndaemon`
- * envelope, redeploy, stop and destroy, once with Compose v2 (`docker compose`) and once with the
+ * envelope, redeploy, stop (containers kept, exited) and destroy, once with Compose v2 (`docker compose`) and once with the
  * v1 fallback (`docker-compose`). Skipped with a printed reason only when the engine cannot start.
+ *
+ * The engine of real-docker.sh has no bridge networking, so the two services share the engine's
+ * network with `network_mode: host`: the deploy command opts in to host access explicitly, as a
+ * control plane does for an organization that allows it.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { secretFileReference } from '../../src/compose/naming.ts';
 import { generateDaemonKeyPair, sealForDaemon } from '../../src/crypto/index.ts';
 import { ComposeRunner } from '../../src/daemon/agent/compose-runner.ts';
 import { createCommandRunner, DockerCli } from '../../src/daemon/agent/docker-cli.ts';
@@ -35,7 +40,7 @@ const WEB_PORT = 18080;
 /** Steps on a real engine take seconds; bun's default test timeout is 5 s. */
 const STEP_TIMEOUT_MS = 60_000;
 
-const compose = (withWorker: boolean) => `services:
+const compose = (project: string, withWorker: boolean) => `services:
   web:
     image: local/busybox:1
     network_mode: host
@@ -53,7 +58,7 @@ ${
     : ''
 }secrets:
   api_key:
-    file: ./secrets/api_key
+    file: ${secretFileReference(project, 'api_key')}
 `;
 
 const generations = engine.started
@@ -82,7 +87,8 @@ describe.each(generations)('agent on a real engine: $name', ({ env, expected }) 
           payload: {
             deploymentId,
             project,
-            compose: compose(withWorker),
+            compose: compose(project, withWorker),
+            policy: { hostAccess: true, platform: false },
             secrets: [{ name: 'api_key', envelope: sealForDaemon({ serverId: SERVER_ID, daemonKeyId: KEY_ID, publicKey: keyPair.publicKey }, secretValue) }],
           },
         }
@@ -114,7 +120,7 @@ describe.each(generations)('agent on a real engine: $name', ({ env, expected }) 
     const web = containers[0]!;
     const secret = await docker('exec', web.containerId, 'cat', '/run/secrets/api_key');
     expect(secret).toMatchObject({ exitCode: 0, stdout: SECRET_VALUE });
-    expect((await stat(join(stateDir, 'projects', project, 'secrets', 'api_key'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(stateDir, 'projects', `${project}.panel`, 'secrets', 'api_key'))).mode & 0o777).toBe(0o600);
 
     // Both containers share the engine's network namespace: the worker reaches the web server.
     let page = '';
@@ -133,11 +139,13 @@ describe.each(generations)('agent on a real engine: $name', ({ env, expected }) 
     expect((await docker('exec', containers[0]!.containerId, 'cat', '/run/secrets/api_key')).stdout).toBe(ROTATED_SECRET_VALUE);
   }, STEP_TIMEOUT_MS);
 
-  test('stop: containers are removed, the report is empty, the folder stays', async () => {
+  test('stop: the containers are kept, exited, and reported so with their ids; the folder stays', async () => {
+    const before = (await docker('ps', '-aq', '--no-trunc', '--filter', `label=com.docker.compose.project=${project}`)).stdout.trim();
     const outcome = await runner.execute(command('stop'));
-    expect(outcome).toEqual({ report: { project, containers: [] }, result: { ok: true, data: { deploymentId, project, containers: 0 } } });
-    expect((await docker('ps', '-aq', '--filter', `label=com.docker.compose.project=${project}`)).stdout).toBe('');
-    expect(existsSync(join(stateDir, 'projects', project, 'compose.yaml'))).toBe(true);
+    expect(outcome.result).toEqual({ ok: true, data: { deploymentId, project, containers: 1 } });
+    expect(outcome.report!.containers.map(({ containerId, state }) => [containerId, state])).toEqual([[before, 'exited']]);
+    expect((await docker('inspect', '-f', '{{.State.Status}}', before)).stdout.trim()).toBe('exited');
+    expect(existsSync(join(stateDir, 'projects', `${project}.panel`, 'compose.yaml'))).toBe(true);
   }, STEP_TIMEOUT_MS);
 
   test('destroy: the report is empty and the project folder is gone', async () => {
@@ -145,6 +153,7 @@ describe.each(generations)('agent on a real engine: $name', ({ env, expected }) 
     const outcome = await runner.execute(command('destroy'));
     expect(outcome).toEqual({ report: { project, containers: [] }, result: { ok: true, data: { deploymentId, project, containers: 0 } } });
     expect(existsSync(join(stateDir, 'projects', project))).toBe(false);
+    expect(existsSync(join(stateDir, 'projects', `${project}.panel`))).toBe(false);
   }, STEP_TIMEOUT_MS);
 
   test('the plaintext secret never reached a log line', () => {

@@ -151,11 +151,17 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
   test('Add server shows the join command once; servers list it', async () => {
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Servers' }).click();
     await heading(page, 'Servers').waitFor();
+    await page.getByLabel('Server name (optional)').fill('vm');
     await page.getByRole('button', { name: 'Create join command' }).click();
     const command = page.getByLabel('Join command', { exact: true });
     await command.waitFor();
-    joinCommand = (await command.textContent())!.trim();
-    expect(joinCommand).toMatch(new RegExp(`^panel daemon join ${panel.url.replaceAll('.', '\\.')} --token \\S+$`));
+    const url = panel.url.replaceAll('.', '\\.');
+    expect((await command.textContent())!.trim()).toMatch(new RegExp(`^curl -fsSL ${url}/api/daemon/v1/install\\.sh \\| sudo bash -s -- --daemon ${url} --token \\S+ --name vm$`));
+    // 127.0.0.1 is not reachable from another machine: the page says so and names the setting.
+    await page.getByRole('alert').filter({ hasText: 'a loopback address: other machines cannot reach it' }).filter({ hasText: 'PANEL_PUBLIC_URL' }).waitFor();
+    await page.getByText('The server already has the panel executable').click();
+    joinCommand = (await page.getByLabel('panel daemon join command', { exact: true }).textContent())!.trim();
+    expect(joinCommand).toMatch(new RegExp(`^panel daemon join ${url} --token \\S+ --name vm$`));
     await screenshot(page, 'servers-add');
     await page.getByRole('button', { name: 'Done' }).click();
     await command.waitFor({ state: 'detached' });
@@ -194,12 +200,21 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     const dialog = page.getByRole('dialog', { name: 'Stop this environment?' });
     await screenshot(page, 'environment-stop-dialog');
     await dialog.getByRole('button', { name: 'Stop', exact: true }).click();
-    await page.locator('tr[data-container-status="exited"]').waitFor({ timeout: 90_000 });
+    // compose stop keeps the container: exited, with the same Docker id.
+    await page.locator('[data-deployment-kind="stop"] [data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
+    const stopped = page.locator('tr[data-container-status="exited"]');
+    await stopped.waitFor();
+    expect((await stopped.locator('td').nth(3).textContent())!.trim()).toBe(shortId);
+    expect((await run(['docker', 'inspect', '-f', '{{.State.Status}}', shortId])).stdout).toBe('exited');
+    await screenshot(page, 'environment-stopped');
 
     await page.getByRole('button', { name: 'Destroy', exact: true }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Destroy', exact: true }).click();
-    await page.locator('.deployment-status', { hasText: 'destroy' }).locator('[data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
-    await page.locator('tr[data-container-status="exited"]', { hasText: 'none' }).waitFor();
+    await page.locator('[data-deployment-kind="destroy"] [data-deployment-status="succeeded"]').waitFor({ timeout: 90_000 });
+    await page.locator('[data-removed-containers="1"]').waitFor();
+    expect(await page.getByRole('table', { name: 'Containers' }).count()).toBe(0);
+    expect((await run(['docker', 'ps', '-aq', '--filter', `label=dev.panel.environment-id=${environmentId}`])).stdout).toBe('');
+    await screenshot(page, 'environment-destroyed');
 
     await page.getByRole('navigation', { name: 'Workspaces' }).getByRole('link', { name: 'Servers' }).click();
     await page.getByRole('table', { name: 'Servers' }).locator('.status-connected').first().waitFor();

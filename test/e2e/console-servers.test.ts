@@ -66,7 +66,8 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     await liveStatus().waitFor();
     await page.getByText('No servers yet.', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Create join command' }).click();
-    const joinCommand = (await page.getByLabel('Join command', { exact: true }).textContent())!.trim();
+    await page.getByText('The server already has the panel executable').click();
+    const joinCommand = (await page.getByLabel('panel daemon join command', { exact: true }).textContent())!.trim();
     const [panelWord, daemonWord, joinWord, url, tokenFlag, token] = joinCommand.split(' ');
     expect([panelWord, daemonWord, joinWord, url, tokenFlag]).toEqual(['panel', 'daemon', 'join', panel.url, '--token']);
 
@@ -100,7 +101,8 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
 
   test('the same machine joins again only with a command that replaces its server', async () => {
     const joinAgain = async () => {
-      const command = (await page.getByLabel('Join command', { exact: true }).textContent())!.trim().split(' ');
+      await page.getByText('The server already has the panel executable').click();
+      const command = (await page.getByLabel('panel daemon join command', { exact: true }).textContent())!.trim().split(' ');
       const joined = Bun.spawnSync([process.execPath, MAIN, 'daemon', 'join', command[3]!, '--token', command[5]!, '--state-dir', daemonState, '--force'], { stdin: 'ignore' });
       await page.getByRole('button', { name: 'Done' }).click();
       return joined;
@@ -116,7 +118,7 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     await form.getByLabel('The command enrolls').selectOption({ label: `Replace ${stored!.name}` });
     await screenshot(page, 'servers-join-replacing');
     await form.getByRole('button', { name: 'Create join command' }).click();
-    await page.getByText(`Run this as root on the machine that takes over ${stored!.name}`).waitFor();
+    await page.getByText(`Run this on the machine that takes over ${stored!.name}`).waitFor();
     const replaced = await joinAgain();
     expect(replaced.exitCode, replaced.stderr.toString()).toBe(0);
     const after = (await apiFromPage<{ data: { id: string }[] }>(page, 'GET', `/api/client/v1/servers?organizationId=${organizationId}`)).data;

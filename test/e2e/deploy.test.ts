@@ -6,8 +6,8 @@
  * pinned key stays; a two-service project with a secret and an
  * inherited organization variable deployed to each of them, followed live on /ws/client/v1
  * until both containers run with real ids; the secret read inside with `docker exec`; stop ->
- * exited; destroy -> container_id null. Skipped with a printed reason only when the engine
- * cannot start.
+ * exited with the same ids (the containers kept); destroy -> gone, rows removed with
+ * container_id null. Skipped with a printed reason only when the engine cannot start.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -110,6 +110,7 @@ interface Row {
   id: string;
   status: string;
   containerId: string | null;
+  isRemoved: boolean;
   serviceId: string;
 }
 
@@ -141,11 +142,13 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
       PANEL_PUBLIC_URL: url,
       PANEL_SECRETS: TEST_KEY_RING,
       PANEL_DAEMON_SOCKET: join(dataDir, 'daemon.sock'),
+      // This test starts the local daemon itself.
+      PANEL_LOCAL_DAEMON: 'off',
     });
     session = await completeInstall(url, dataDir);
     const joinToken = await api(session, 'POST', '/join-tokens', { organizationId: session.organizationId });
     expect(joinToken.status).toBe(201);
-    expect(joinToken.json.command).toBe(`panel daemon join ${url} --token ${joinToken.json.token}`);
+    expect(joinToken.json.joinCommand).toBe(`panel daemon join ${url} --token ${joinToken.json.token}`);
 
     const remoteState = join(dataDir, 'remote-daemon');
     const joined = await run([process.execPath, MAIN, 'daemon', 'join', url, '--token', joinToken.json.token, '--state-dir', remoteState], dockerEnv);
@@ -240,23 +243,29 @@ describe.skipIf(!engine.started)('deploy on a real engine through panel serve an
     expect(panel!.logs()).not.toContain(SECRET);
   }, STEP_TIMEOUT_MS);
 
-  test('stop: the containers read exited; destroy: container_id is null', async () => {
+  test('stop: the containers are kept, exited, with their ids; destroy: they are gone and the rows say removed', async () => {
     for (const environment of environments) {
-      for (const action of ['stop', 'destroy'] as const) {
+      const before = stateOf(feed.frames, environment.id).containers.map((row) => row.containerId).sort();
+      const finished = async (action: 'stop' | 'destroy', done: (rows: Row[]) => boolean) => {
         const started = await api(session, 'POST', `/environments/${environment.id}/${action}`);
         expect(started.status, started.text).toBe(202);
-        const rows = await within(
+        return within(
           feed.until((frames) => {
             const { containers, deployments } = stateOf(frames, environment.id);
             if (deployments.get(started.json.id)?.status !== 'succeeded') return undefined;
-            return containers.every((row) => row.containerId === null) ? containers : undefined;
+            return done(containers) ? containers : undefined;
           }),
           `${environment.name} ${action}`,
           logs,
         );
-        expect(rows).toHaveLength(2);
-        for (const row of rows) expect(row.status).toBe('exited');
-      }
+      };
+      const stopped = await finished('stop', (rows) => rows.every((row) => row.status === 'exited'));
+      expect(stopped.map((row) => row.containerId).sort()).toEqual(before);
+      for (const row of stopped) expect((await docker('inspect', '-f', '{{.State.Status}}', row.containerId!)).stdout).toBe('exited');
+
+      const destroyed = await finished('destroy', (rows) => rows.every((row) => row.containerId === null));
+      expect(destroyed).toHaveLength(2);
+      for (const row of destroyed) expect(row).toMatchObject({ containerId: null, isRemoved: true });
       const left = await docker('ps', '-aq', '--filter', `label=com.docker.compose.project=pn-${environment.id}`);
       expect(left.stdout).toBe('');
     }

@@ -89,7 +89,7 @@ describe('install.sh --prefix', () => {
     expect(statSync(at('var/lib/panel/install-token')).mode & 0o777).toBe(0o600);
     expect(statSync(at('var/log/panel/panel.log')).mode & 0o077).toBe(0);
     expect(sha(at('usr/local/bin/panel'))).toBe(sha(built));
-    expect(readFileSync(at('etc/panel/install.env'), 'utf8')).toContain(`PANEL_PORT=${port}\nPANEL_DAEMON_SOCKET=/run/panel/daemon.sock\n`);
+    expect(readFileSync(at('etc/panel/install.env'), 'utf8')).toContain(`PANEL_PORT=${port}\nPANEL_DAEMON_SOCKET=/run/panel/daemon.sock\n# The local daemon is panel-daemon.service (root, it drives Docker), not a child of panel serve.\nPANEL_LOCAL_DAEMON=off\n`);
 
     const serve = readFileSync(at('etc/systemd/system/panel.service'), 'utf8');
     for (const line of ['User=panel', 'EnvironmentFile=/etc/panel/panel.env', 'ExecStart=/usr/local/bin/panel serve', 'RuntimeDirectory=panel', 'NoNewPrivileges=yes', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/panel', 'PrivateTmp=yes', 'CapabilityBoundingSet=\n']) {

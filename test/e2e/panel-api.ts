@@ -41,6 +41,18 @@ export async function clientApi(session: Session, method: string, path: string, 
   return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
 }
 
+/** Polls `read` every 200 ms until `done` holds; past `ms` it throws with what it last saw and `logs()`. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, logs: () => string = () => '', ms = 90_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (done(last)) return last;
+    await Bun.sleep(200);
+  }
+  throw new Error(`${what}: not within ${ms / 1000} s; last ${JSON.stringify(last)}\n${logs().slice(-5000)}`);
+}
+
 /** Creates a tag; resolves to its id once the server acknowledged the write with 201. */
 export async function createTag(session: Session, name: string): Promise<string> {
   const res = await fetch(`${session.url}/api/client/v1/tags`, {

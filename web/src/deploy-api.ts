@@ -5,12 +5,12 @@
 import { call, type Environment, type Page, type Project } from './api.ts';
 import type { Container } from '../../src/contract/containers.ts';
 import type { Deployed, Deployment, DeployPreview } from '../../src/contract/deployments.ts';
-import type { Server } from '../../src/contract/servers.ts';
+import type { Server, ThisMachine } from '../../src/contract/servers.ts';
 import type { Service } from '../../src/contract/services.ts';
-import type { CreatedJoinToken } from '../../src/contract/tokens.ts';
+import type { CreatedJoinToken, JoinTokenCreate } from '../../src/contract/tokens.ts';
 import type { Variable, VariableCreate, VariableUpdate, WrittenVariable } from '../../src/contract/variables.ts';
 
-export type { Container, CreatedJoinToken, Deployment, DeployPreview, Server, Service, Variable, WrittenVariable };
+export type { Container, CreatedJoinToken, Deployment, DeployPreview, Server, Service, ThisMachine, Variable, WrittenVariable };
 
 /** The scopes the console edits variables at. */
 export type VariableScope = 'organization' | 'workspace' | 'project' | 'environment' | 'service';
@@ -32,11 +32,11 @@ export const deployApi = {
     /** Replaces the whole label set. */
     setLabels: (id: string, labels: Record<string, string>) => call<Server>('PATCH', `client/v1/servers/${id}`, { labels }),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
+    thisMachine: (organizationId: string) => call<ThisMachine>('GET', 'client/v1/servers/this-machine', undefined, { organizationId }),
   },
   joinTokens: {
     /** With `replacesServerId`, the enrollment takes over that server (how an enrolled machine joins again). */
-    create: (organizationId: string, replacesServerId?: string) =>
-      call<CreatedJoinToken>('POST', 'client/v1/join-tokens', replacesServerId ? { organizationId, replacesServerId } : { organizationId }),
+    create: (input: JoinTokenCreate) => call<CreatedJoinToken>('POST', 'client/v1/join-tokens', input),
   },
   services: {
     list: (query: { environmentId: string; cursor?: string }) => call<Page<Service>>('GET', 'client/v1/services', undefined, query),

@@ -71,7 +71,9 @@ function compare(node: Schema, rule: Rule | undefined, path: string, findings: F
     if (rule.keys === undefined) findings.push({ path, problem: `the schema names keys (${[...properties.keys()].join(', ')}), the rule none` });
     for (const [key, child] of properties) compare(child, rule.keys?.[key], `${path}.${key}`, findings, depth + 1);
     for (const key of Object.keys(rule.keys ?? {})) {
-      if (!properties.has(key) && key !== 'x-panel') findings.push({ path: `${path}.${key}`, problem: 'a rule for a key the schema does not have' });
+      // Compose's resolved JSON prints a few keys with Go's field names (blkio: Path, Rate, Weight).
+      const goFieldName = properties.has(key.toLowerCase()) && key !== key.toLowerCase();
+      if (!properties.has(key) && key !== 'x-panel' && !goFieldName) findings.push({ path: `${path}.${key}`, problem: 'a rule for a key the schema does not have' });
     }
   }
   for (const shape of shapes) {

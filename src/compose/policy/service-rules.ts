@@ -47,7 +47,11 @@ const hook = (extra: Record<string, Rule> = {}): Rule => ({
   }),
 });
 
-const throttle = (limit: string): Rule => ({ access: 'allowed', items: mapping({ path: allowed, [limit]: allowed }) });
+/** A blkio device entry; `docker compose config` prints it with Go's field names (Path, Rate, Weight). */
+const throttle = (limit: string): Rule => {
+  const goName = `${limit[0]!.toUpperCase()}${limit.slice(1)}`;
+  return { access: 'allowed', items: mapping({ path: allowed, [limit]: allowed, Path: allowed, [goName]: allowed }) };
+};
 
 /** A build given as a string is its context. */
 const checkBuildShorthand: ValueCheck = (value, path, ctx) => {

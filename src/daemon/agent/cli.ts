@@ -4,8 +4,9 @@
  * control plane refused the credential.
  */
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import type { LogLevel } from '../../config.ts';
+import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { defaultDaemonSocket, type LogLevel } from '../../config.ts';
 import { createLogger, type Logger } from '../../lib/logger.ts';
 import { PANEL_VERSION } from '../../version.ts';
 import { readLocalDaemonCredential, resolveLocalCredentialFile } from '../local-credential.ts';
@@ -27,9 +28,10 @@ import {
 } from './identity.ts';
 
 export const DAEMON_USAGE = `usage:
-  panel daemon join <url> --token <token> [--state-dir <dir>] [--force]
+  panel daemon join <url> --token <token> [--name <name>] [--state-dir <dir>] [--force]
       enroll this server with the control plane at <url> (token also from PANEL_DAEMON_TOKEN);
-      a machine already enrolled joins again (--force) only with a token that replaces its server
+      --name: its name there (default: its hostname); a machine already enrolled joins again
+      (--force) only with a token that replaces its server
   panel daemon run [--state-dir <dir>]
       connect to the control plane joined before and run its deploy, stop and destroy commands
   panel daemon run --local [--socket <path>] [--credential-file <file>] [--state-dir <dir>]
@@ -37,14 +39,28 @@ export const DAEMON_USAGE = `usage:
       itself with the credential panel serve keeps in <data dir>/local-daemon.credential
 
 state dir:       --state-dir, PANEL_DAEMON_STATE_DIR or /var/lib/panel-daemon
-socket:          --socket, PANEL_DAEMON_SOCKET or /run/panel/daemon.sock
+socket:          --socket, PANEL_DAEMON_SOCKET, <PANEL_DATA_DIR or ./data>/daemon.sock (where
+                 panel serve listens by default), else /run/panel/daemon.sock (install.sh)
 credential file: --credential-file, PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, <PANEL_DATA_DIR or ./data>/
                  local-daemon.credential (where panel serve keeps it), else install.sh's
                  /var/lib/panel/local-daemon.credential
 exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential refused (re-join)
 `;
 
-export const DEFAULT_DAEMON_SOCKET = '/run/panel/daemon.sock';
+/** Where install.sh's units put the socket; looked at when the default of `panel serve` has none. */
+export const SYSTEM_DAEMON_SOCKET = '/run/panel/daemon.sock';
+
+/**
+ * --socket when given (relative to the working directory); else where `panel serve` listens by
+ * the same environment (PANEL_DAEMON_SOCKET, else <PANEL_DATA_DIR or ./data>/daemon.sock), and
+ * when no socket is there but install.sh's is, that one.
+ */
+export function localSocketPath(flag: string | undefined, env: Record<string, string | undefined>): string {
+  if (flag) return resolve(flag);
+  const served = defaultDaemonSocket(env);
+  if (!env.PANEL_DAEMON_SOCKET?.trim() && !existsSync(served) && existsSync(SYSTEM_DAEMON_SOCKET)) return SYSTEM_DAEMON_SOCKET;
+  return served;
+}
 const EXIT_PARKED = 3;
 
 export interface DaemonIo {
@@ -60,7 +76,7 @@ interface ParsedArgs {
   options: Map<string, string | true>;
 }
 
-const VALUE_OPTIONS = new Set(['--token', '--state-dir', '--socket', '--credential-file']);
+const VALUE_OPTIONS = new Set(['--token', '--state-dir', '--socket', '--credential-file', '--name']);
 const FLAG_OPTIONS = new Set(['--force', '--local', '--help', '-h']);
 
 function parseArgs(args: string[]): ParsedArgs | string {
@@ -117,7 +133,7 @@ async function joinCommand(parsed: ParsedArgs, stateDir: string, env: Record<str
     io.stderr(`panel daemon join: ${!url || extra.length > 0 ? 'exactly one <url> is required' : '--token is required'}\n${DAEMON_USAGE}`);
     return 2;
   }
-  const identity = await joinControlPlane({ url, token, stateDir, force: parsed.options.has('--force') });
+  const identity = await joinControlPlane({ url, token, stateDir, force: parsed.options.has('--force'), name: option(parsed, '--name') });
   if (identity.url.startsWith('http:')) io.stderr('panel daemon: warning: the control plane url is plain http; the credential travels unencrypted\n');
   io.stdout(`joined ${identity.url} as server ${identity.serverId}; identity stored in ${join(stateDir, 'identity.json')}\nstart the agent with: panel daemon run\n`);
   return 0;
@@ -135,7 +151,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   const credentialFile = resolveLocalCredentialFile(option(parsed, '--credential-file'), env);
   if (local) {
     identity = await loadOrCreateLocalIdentity(stateDir);
-    target = localHubTarget(option(parsed, '--socket') ?? env.PANEL_DAEMON_SOCKET ?? DEFAULT_DAEMON_SOCKET, async () => {
+    target = localHubTarget(localSocketPath(option(parsed, '--socket'), env), async () => {
       const credential = await readLocalDaemonCredential(credentialFile);
       if (credential === null) throw new Error(`${credentialFile} does not exist yet (panel serve creates it at its first start)`);
       return credential;
@@ -171,7 +187,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
         recording = rememberServerId(stateDir, local, welcomedId);
         return recording;
       },
-      execute: (command) => runner.execute(command),
+      execute: (command, progress) => runner.execute(command, progress),
     },
   });
   const end = await connection.run();

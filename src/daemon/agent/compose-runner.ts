@@ -1,20 +1,42 @@
 /**
- * Runs daemon commands against the local Docker engine. Project files live in
- * <stateDir>/projects/<project>/ (compose.yaml plus secrets/<name>, which the compiled Compose
- * file references as ./secrets/<name>). A deploy is staged in <project>.staging, validated with
- * `compose config -q`, swapped in by rename and only then brought up, so a bad document never
- * replaces a working one. Plaintext secrets exist only in 0600 files: never in argv, an
- * environment, a log line or a result.
+ * Runs daemon commands against the local Docker engine. Per Compose project, in
+ * <stateDir>/projects/:
+ *
+ *   <project>/        the Compose project folder (working and project directory): where the
+ *                     project's relative paths (bind mounts, env files) resolve; kept across
+ *                     deploys, removed by destroy
+ *   <project>.panel/  the daemon's own files, which no path of the project can name:
+ *                     compose.yaml (the compiled document), an empty compose.env (Compose then
+ *                     reads no .env a container could write) and secrets/<name> (0600), named in
+ *                     the document as ../<project>.panel/secrets/<name> (naming.ts)
+ *
+ * A deploy is staged in <project>.panel.staging and checked against the Compose policy the
+ * command carries (project-check.ts: the received document, Compose's own resolved model, the
+ * paths on disk), swapped in by rename and only then brought up: a refused or invalid document
+ * never replaces a working one and nothing starts. Plaintext secrets exist only in 0600 files:
+ * never in argv, an environment, a log line or a result.
+ *
+ * Stop is `compose stop`: the containers stay (exited, same ids) and start again on the next
+ * deploy. Destroy is `compose down --volumes`: containers, networks and volumes go, and so do the
+ * project's folders. While a command runs, the project's containers are listed every
+ * PROGRESS_INTERVAL_MS and each listing that differs from the last is handed to `progress`, so
+ * the console watches containers start, stop or disappear one by one.
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type DaemonIdentity, openAsDaemon } from '../../crypto/index.ts';
-import type { Logger } from '../../lib/logger.ts';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { panelFolderOf } from '../../compose/naming.ts';
+import type { JsonValue } from '../../compose/values.ts';
 import { type CommandFailure, type CommandFrame, PROJECT_NAME_PATTERN, type ReportedContainer, SECRET_NAME_PATTERN } from '../../contract/daemon-protocol.ts';
-import { ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
+import { type DaemonIdentity, openAsDaemon } from '../../crypto/index.ts';
+import { DomainError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { type ComposeCli, ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
+import { checkProject } from './project-check.ts';
 
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
-type ProjectPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
+type StopPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
+type ProjectPayload = Extract<CommandFrame, { kind: 'destroy' }>['payload'];
 
 /** What a finished command sends back: a report of the project's containers (when they could be
  * listed) and the result. */
@@ -23,16 +45,29 @@ export interface CommandOutcome {
   result: { ok: true; data: Record<string, unknown> } | { ok: false; error: CommandFailure };
 }
 
+export type ProjectReport = NonNullable<CommandOutcome['report']>;
+
 export interface ComposeRunnerOptions {
   stateDir: string;
   docker: DockerCli;
   /** Who envelopes are sealed to; null while a local daemon has not been welcomed yet. */
   identity: () => DaemonIdentity | null;
   logger: Logger;
+  /** Calls `tick` every `ms` until the returned function cancels it (tests tick by hand). */
+  every?: (tick: () => void, ms: number) => () => void;
 }
 
+export const PROGRESS_INTERVAL_MS = 1_500;
+const defaultEvery = (tick: () => void, ms: number) => {
+  const handle = setInterval(tick, ms);
+  return () => clearInterval(handle);
+};
+
 const COMPOSE_FILE = 'compose.yaml';
+const ENV_FILE = 'compose.env';
 const SECRETS_DIR = 'secrets';
+/** What a command queued by a control plane that sends no policy is held to. */
+const TENANT_POLICY = { hostAccess: false, platform: false };
 const UP_TIMEOUT_MS = 15 * 60_000;
 const ERROR_MESSAGE_LIMIT = 2000;
 
@@ -51,17 +86,51 @@ export class ComposeRunner {
 
   constructor(private readonly options: ComposeRunnerOptions) {}
 
-  /** Runs one command; commands of one project run one after another, in arrival order. */
-  execute(command: CommandFrame): Promise<CommandOutcome> {
+  /**
+   * Runs one command; commands of one project run one after another, in arrival order.
+   * `progress` gets the project's containers whenever they change while the command runs.
+   */
+  execute(command: CommandFrame, progress?: (report: ProjectReport) => void): Promise<CommandOutcome> {
     const project = command.payload.project;
     const previous = this.projectQueues.get(project) ?? Promise.resolve();
-    const run = previous.then(() => this.runCommand(command));
+    const run = previous.then(() => this.runWatched(command, progress));
     const settled = run.catch(() => undefined);
     this.projectQueues.set(project, settled);
     void settled.then(() => {
       if (this.projectQueues.get(project) === settled) this.projectQueues.delete(project);
     });
     return run;
+  }
+
+  /** The command, with its project's containers listed on every progress tick while it runs. */
+  private async runWatched(command: CommandFrame, progress: ((report: ProjectReport) => void) | undefined): Promise<CommandOutcome> {
+    const project = command.payload.project;
+    if (!progress || !PROJECT_NAME_PATTERN.test(project)) return this.runCommand(command);
+    let finished = false;
+    let listing = false;
+    let last = '';
+    const tick = async () => {
+      if (listing || finished) return;
+      listing = true;
+      try {
+        const report = await this.listContainers(project);
+        const seen = report && JSON.stringify(report.containers.map(({ containerId, state }) => [containerId, state]));
+        // A listing that lands after the command finished would arrive after its final report.
+        if (report && !finished && seen !== last) {
+          last = seen!;
+          progress(report);
+        }
+      } finally {
+        listing = false;
+      }
+    };
+    const cancel = (this.options.every ?? defaultEvery)(() => void tick(), PROGRESS_INTERVAL_MS);
+    try {
+      return await this.runCommand(command);
+    } finally {
+      finished = true;
+      cancel();
+    }
   }
 
   private async runCommand(command: CommandFrame): Promise<CommandOutcome> {
@@ -88,60 +157,96 @@ export class ComposeRunner {
   }
 
   private async deploy(payload: DeployPayload): Promise<Record<string, unknown>> {
-    assertProjectName(payload.project);
+    const { project } = payload;
+    assertProjectName(project);
     const compose = await this.compose();
     const secrets = this.openSecrets(payload.secrets);
-    const { current, staging, old } = this.projectPaths(payload.project);
+    const { projectDir, panel, staging, old } = this.projectPaths(project);
 
     await rm(staging, { recursive: true, force: true });
     await mkdir(join(staging, SECRETS_DIR), { recursive: true, mode: 0o700 });
     await writeFile(join(staging, COMPOSE_FILE), payload.compose, { mode: 0o600 });
+    await writeFile(join(staging, ENV_FILE), '', { mode: 0o600 });
     for (const [name, value] of secrets) await writeFile(join(staging, SECRETS_DIR, name), value, { mode: 0o600 });
-
-    const config = await this.runCompose(compose, ['-p', payload.project, '-f', COMPOSE_FILE, 'config', '-q'], staging);
-    if (config.exitCode !== 0) {
+    try {
+      await checkProject({
+        compose: payload.compose,
+        project,
+        projectDir,
+        secretFiles: new Map([...secrets.keys()].map((name) => [name, join(panel, SECRETS_DIR, name)])),
+        policy: payload.policy ?? TENANT_POLICY,
+        resolve: () => this.resolvedModel(compose, project, staging),
+        writableMounts: () => this.options.docker.writableBindSources(project),
+      });
+    } catch (error) {
       await rm(staging, { recursive: true, force: true });
-      throw new CommandFailedError('compose_invalid', config.stderr.trim() || `compose config exited ${config.exitCode}`);
+      if (error instanceof DomainError) throw new CommandFailedError('compose_policy', error.message);
+      throw error;
     }
 
     // A container keeps the secret file it was started with (a bind mount of the old inode), and
     // Compose does not recreate a service whose configuration is unchanged: when any secret
     // differs, every service is recreated so none keeps running with a stale value.
-    const secretsChanged = !(await holdsSameSecrets(join(current, SECRETS_DIR), secrets));
+    const secretsChanged = !(await holdsSameSecrets(join(panel, SECRETS_DIR), secrets));
+    // A daemon before <project>.panel kept compose.yaml and the secret files in the project folder.
+    if (!(await exists(panel))) for (const legacy of [COMPOSE_FILE, SECRETS_DIR]) await rm(join(projectDir, legacy), { recursive: true, force: true });
     await rm(old, { recursive: true, force: true });
-    if (await exists(current)) await rename(current, old);
-    await rename(staging, current);
+    if (await exists(panel)) await rename(panel, old);
+    await rename(staging, panel);
     await rm(old, { recursive: true, force: true });
+    await mkdir(projectDir, { recursive: true, mode: 0o700 });
 
-    const upArgs = ['-p', payload.project, '-f', COMPOSE_FILE, 'up', '-d', '--remove-orphans', ...(secretsChanged ? ['--force-recreate'] : [])];
-    const up = await this.runCompose(compose, upArgs, current, UP_TIMEOUT_MS);
+    const upArgs = [...this.composeArgs(project, panel), 'up', '-d', '--remove-orphans', ...(secretsChanged ? ['--force-recreate'] : [])];
+    const up = await this.runCompose(compose, upArgs, projectDir, UP_TIMEOUT_MS);
     if (up.exitCode !== 0) throw new CommandFailedError('compose_up_failed', up.stderr.trim() || `compose up exited ${up.exitCode}`);
-    return { deploymentId: payload.deploymentId, project: payload.project, compose: `v${compose.generation}`, recreated: secretsChanged };
+    return { deploymentId: payload.deploymentId, project, compose: `v${compose.generation}`, recreated: secretsChanged };
   }
 
-  /** `down`: containers and networks removed, volumes and the project folder kept. */
-  private async stop(payload: ProjectPayload): Promise<Record<string, unknown>> {
-    await this.down(payload.project, []);
+  /** Compose's own model of the staged project: `config` (JSON from v2, YAML from v1). */
+  private async resolvedModel(compose: ComposeCli, project: string, staging: string): Promise<JsonValue> {
+    const format = compose.generation === 2 ? ['--format', 'json'] : [];
+    const config = await this.runCompose(compose, [...this.composeArgs(project, staging), 'config', ...format], staging);
+    if (config.exitCode !== 0) throw new CommandFailedError('compose_invalid', config.stderr.trim() || `compose config exited ${config.exitCode}`);
+    try {
+      return (compose.generation === 2 ? JSON.parse(config.stdout) : parse(config.stdout)) as JsonValue;
+    } catch (error) {
+      throw new CommandFailedError('compose_invalid', `compose config printed no readable model: ${(error as Error).message}`);
+    }
+  }
+
+  /** `-p`, the document in `panelDir` and its empty env file, the project folder. */
+  private composeArgs(project: string, panelDir: string): string[] {
+    const { projectDir } = this.projectPaths(project);
+    return ['-p', project, '-f', join(panelDir, COMPOSE_FILE), '--project-directory', projectDir, '--env-file', join(panelDir, ENV_FILE)];
+  }
+
+  /**
+   * `stop`: the containers stay, exited, with their ids; networks, volumes and the folder are
+   * kept. With `remove` (a server the placement dropped), `down`: the containers go too.
+   */
+  private async stop(payload: StopPayload): Promise<Record<string, unknown>> {
+    if (payload.remove) await this.projectCommand(payload.project, ['down'], 'compose_down_failed');
+    else await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed');
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
-  /** `down --volumes`, then the project folder (and any interrupted staging) is removed. */
+  /** `down --volumes`, then the project folder, the daemon's files and any interrupted staging are removed. */
   private async destroy(payload: ProjectPayload): Promise<Record<string, unknown>> {
-    await this.down(payload.project, ['--volumes', '--remove-orphans']);
-    const { current, staging, old } = this.projectPaths(payload.project);
-    for (const path of [current, staging, old]) await rm(path, { recursive: true, force: true });
+    await this.projectCommand(payload.project, ['down', '--volumes', '--remove-orphans'], 'compose_down_failed');
+    const { projectDir, panel, staging, old } = this.projectPaths(payload.project);
+    for (const path of [projectDir, panel, staging, old]) await rm(path, { recursive: true, force: true });
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
-  private async down(project: string, flags: string[]): Promise<void> {
+  private async projectCommand(project: string, command: string[], failureCode: string): Promise<void> {
     assertProjectName(project);
     const compose = await this.compose();
-    const { current } = this.projectPaths(project);
-    // With the folder, Compose reads the file (v1 needs one); without, v2 finds the project by label.
-    const hasFolder = await exists(join(current, COMPOSE_FILE));
-    const args = ['-p', project, ...(hasFolder ? ['-f', COMPOSE_FILE] : []), 'down', ...flags];
-    const down = await this.runCompose(compose, args, hasFolder ? current : undefined, UP_TIMEOUT_MS);
-    if (down.exitCode !== 0) throw new CommandFailedError('compose_down_failed', down.stderr.trim() || `compose down exited ${down.exitCode}`);
+    const { projectDir, panel } = this.projectPaths(project);
+    // With the document, Compose reads it (v1 needs one); without, v2 finds the project by label.
+    const hasDocument = await exists(join(panel, COMPOSE_FILE));
+    const args = [...(hasDocument ? this.composeArgs(project, panel) : ['-p', project]), ...command];
+    const run = await this.runCompose(compose, args, hasDocument ? projectDir : undefined, UP_TIMEOUT_MS);
+    if (run.exitCode !== 0) throw new CommandFailedError(failureCode, run.stderr.trim() || `compose ${command[0]} exited ${run.exitCode}`);
   }
 
   private async compose() {
@@ -185,8 +290,9 @@ export class ComposeRunner {
   }
 
   private projectPaths(project: string) {
-    const current = join(this.options.stateDir, 'projects', project);
-    return { current, staging: `${current}.staging`, old: `${current}.old` };
+    const projects = resolve(this.options.stateDir, 'projects');
+    const panel = join(projects, panelFolderOf(project));
+    return { projectDir: join(projects, project), panel, staging: `${panel}.staging`, old: `${panel}.old` };
   }
 }
 

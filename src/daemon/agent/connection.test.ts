@@ -4,15 +4,26 @@
  * at once, so nothing here sleeps.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerWebSocket } from 'bun';
-import { silentLogger } from '../../lib/logger.ts';
+import { createLogger, type Logger, silentLogger } from '../../lib/logger.ts';
 import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, parseFrame } from '../../contract/daemon-protocol.ts';
 import { CommandJournal } from './command-journal.ts';
 import type { CommandOutcome } from './compose-runner.ts';
-import { type AgentSession, backoffDelay, HubConnection, type HubTarget, localHubTarget, MAX_BACKOFF_MS, MIN_BACKOFF_MS } from './connection.ts';
+import {
+  type AgentSession,
+  backoffDelay,
+  HubConnection,
+  type HubTarget,
+  localHubTarget,
+  MAX_BACKOFF_MS,
+  MIN_BACKOFF_MS,
+  TRY_AGAIN_LATER_MS,
+  unixSocketProblem,
+} from './connection.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';
 const DEPLOYMENT_ID = '0196a4f2-8e1c-7b3d-9f00-0000000000d1';
@@ -92,7 +103,11 @@ afterEach(async () => {
 });
 
 /** An agent connection with a scripted session; `execute` runs `executor` and counts calls. */
-function startAgent(target: HubTarget, executor: (command: CommandFrame) => Promise<CommandOutcome> = async (command) => outcomeFor(command)) {
+function startAgent(
+  target: HubTarget,
+  executor: (command: CommandFrame, progress: Parameters<AgentSession['execute']>[1]) => Promise<CommandOutcome> = async (command) => outcomeFor(command),
+  logger: Logger = silentLogger,
+) {
   const controller = new AbortController();
   const delays: number[] = [];
   const welcomes: string[] = [];
@@ -101,18 +116,22 @@ function startAgent(target: HubTarget, executor: (command: CommandFrame) => Prom
   const session: AgentSession = {
     hello: async () => HELLO,
     onWelcome: async (serverId) => void welcomes.push(serverId),
-    execute: async (command) => {
+    execute: async (command, progress) => {
       executed.push(command.id);
-      return executor(command);
+      return executor(command, progress);
     },
   };
   const connection = new HubConnection({
     target,
     session,
     journal: CommandJournal.inMemory(),
-    logger: silentLogger,
+    logger,
     random: () => 0.5,
-    sleep: async (ms) => void delays.push(ms),
+    // Resolves at once, but as a new task: a loop of failing attempts must not starve the event loop.
+    sleep: async (ms) => {
+      delays.push(ms);
+      await Bun.sleep(0);
+    },
     timer: (callback, ms) => {
       const entry = { callback, ms, cancelled: false };
       idleTimers.push(entry);
@@ -187,6 +206,24 @@ describe('HubConnection', () => {
       { type: 'result', id: 'cmd-1', ok: true, data: { project: 'shop' } },
     ]);
     expect(agent.executed).toEqual(['cmd-1']);
+  });
+
+  test('interim reports while a command runs come before its final report and result', async () => {
+    const { hub, target } = await tcpHub();
+    const running = { containerId: 'c1', name: 'shop-web-1', service: 'web', state: 'running' as const };
+    startAgent(target, async (command, progress) => {
+      progress({ project: 'shop', containers: [running] });
+      return { ...outcomeFor(command), report: { project: 'shop', containers: [{ ...running, state: 'exited' }] } };
+    });
+    const side = await hub.connection(0);
+    side.send({ type: 'welcome', serverId: SERVER_ID });
+    side.send(STOP);
+    expect((await side.waitFrames(5)).slice(1)).toEqual([
+      { type: 'ack', id: 'cmd-1' },
+      { type: 'report', commandId: 'cmd-1', project: 'shop', containers: [running] },
+      { type: 'report', commandId: 'cmd-1', project: 'shop', containers: [{ ...running, state: 'exited' }] },
+      { type: 'result', id: 'cmd-1', ok: true, data: { project: 'shop' } },
+    ]);
   });
 
   test('a command delivered twice, while running and after finishing, runs once', async () => {
@@ -357,5 +394,52 @@ describe('HubConnection', () => {
     expect((await side.waitFrames(1))[0]).toEqual(HELLO);
     side.send(STOP);
     expect((await side.waitFrames(4)).at(-1)).toMatchObject({ type: 'result', id: 'cmd-1', ok: true });
+  });
+
+  test('a relative socket path is taken from the working directory', () => {
+    expect(localHubTarget('data/daemon.sock', 'pnl_test').url).toBe(`ws+unix://${join(process.cwd(), 'data', 'daemon.sock')}:/ws/daemon/v1`);
+  });
+
+  test('no socket yet: one clear line, quiet retries, then it connects when panel serve is up', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'panel-agent-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const socketPath = join(dir, 'daemon.sock');
+    const lines: { level: string; msg: string }[] = [];
+    const agent = startAgent(localHubTarget(socketPath, 'pnl_test'), undefined, createLogger('info', (line) => lines.push(JSON.parse(line))));
+    while (agent.delays.length < 3) await Bun.sleep(1);
+    const hub = startHub({ unix: socketPath });
+    cleanups.push(() => hub.server.stop(true));
+    expect((await (await hub.connection(0)).waitFrames(1))[0]).toEqual(HELLO);
+    const problems = lines.filter((line) => line.msg.startsWith('no control plane'));
+    expect(problems).toEqual([{ ...problems[0]!, level: 'error', msg: `no control plane at ${socketPath} (no such socket): is \`panel serve\` running? set --socket (waiting for it)` }]);
+    expect(lines.some((line) => line.msg === 'disconnected from the control plane')).toBe(false);
+  });
+
+  test('a stale socket file nobody listens on reads "connection refused", once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'panel-agent-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const socketPath = join(dir, 'daemon.sock');
+    // A process that dies listening leaves its socket file behind.
+    Bun.spawnSync([process.execPath, '-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    expect(existsSync(socketPath)).toBe(true);
+    expect(await unixSocketProblem(socketPath)).toContain('(connection refused): is `panel serve` running? set --socket');
+  });
+
+  test('1013 (Panel not installed yet) is retried every 2 s, said once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'panel-agent-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const hub = startHub({ unix: join(dir, 'daemon.sock') });
+    cleanups.push(() => hub.server.stop(true));
+    const lines: { level: string; msg: string }[] = [];
+    const agent = startAgent(localHubTarget(join(dir, 'daemon.sock'), 'pnl_test'), undefined, createLogger('info', (line) => lines.push(JSON.parse(line))));
+    for (let index = 0; index < 3; index++) {
+      const side = await hub.connection(index);
+      await side.waitFrames(1);
+      side.socket.close(CLOSE_CODES.tryAgainLater, 'not installed');
+      await side.waitClosed();
+    }
+    await hub.connection(3);
+    expect(agent.delays.slice(0, 3)).toEqual([TRY_AGAIN_LATER_MS, TRY_AGAIN_LATER_MS, TRY_AGAIN_LATER_MS]);
+    expect(lines.filter((line) => line.level === 'warn')).toHaveLength(1);
   });
 });

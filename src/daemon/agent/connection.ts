@@ -1,12 +1,17 @@
 /**
  * The agent's connection to the hub: one WebSocket at a time to /ws/daemon/v1 (TCP with the
  * enrolled bearer credential, or the local unix socket with the local daemon credential),
- * `hello` as the first frame, then command -> ack -> run -> report -> result, and pong for every
- * ping. When the socket ends the agent reconnects after a jittered exponential backoff of 1-30 s;
- * it parks (stops for good, logging why) when the hub refuses the credential: close code 4003 or
- * HTTP 401/403 on upgrade. A local daemon whose key is refused (4010) keeps retrying every 30 s.
+ * `hello` as the first frame, then command -> ack -> run (interim reports while it runs) ->
+ * report -> result, and pong for every ping. When the socket ends the agent reconnects after a
+ * jittered exponential backoff of 1-30 s (a missing or refused unix socket is said once, then
+ * waited for quietly); it parks (stops for good, logging why) when the hub refuses the
+ * credential: close code 4003 or HTTP 401/403 on upgrade. A local daemon whose key is refused
+ * (4010) keeps retrying every 30 s.
  * Randomness and waiting are injected so tests never sleep.
  */
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { sleepUnlessAborted } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import {
   CLOSE_CODES,
@@ -19,13 +24,15 @@ import {
   type ResultFrame,
 } from '../../contract/daemon-protocol.ts';
 import type { CommandJournal } from './command-journal.ts';
-import type { CommandOutcome } from './compose-runner.ts';
+import type { CommandOutcome, ProjectReport } from './compose-runner.ts';
 
 /** Bun's client takes upgrade headers (and ws+unix:// urls); the DOM typings of `WebSocket` do not say so. */
 const BunWebSocket = WebSocket as unknown as new (url: string, options: Bun.WebSocketOptions) => WebSocket;
 
 export const MIN_BACKOFF_MS = 1_000;
 export const MAX_BACKOFF_MS = 30_000;
+/** After 1013 (the local daemon before the install): soon, so the install connects this machine at once. */
+export const TRY_AGAIN_LATER_MS = 2_000;
 /** The hub pings more often than this; silence this long means a dead link. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 90_000;
 
@@ -46,19 +53,45 @@ export function backoffDelay(attempt: number, random: () => number): number {
 export interface HubTarget {
   url: string;
   credential?: string | (() => Promise<string>);
+  /** Checked before each attempt: why the hub cannot be reached now, or null. */
+  unreachable?: () => Promise<string | null>;
 }
 
-export const localHubTarget = (socketPath: string, credential: HubTarget['credential']): HubTarget => ({
-  url: `ws+unix://${socketPath}:/ws/daemon/v1`,
-  credential,
-});
+/** The control plane's unix socket (a relative path is taken from the working directory) and the local credential. */
+export function localHubTarget(socketPath: string, credential: HubTarget['credential']): HubTarget {
+  const path = resolve(socketPath);
+  return { url: `ws+unix://${path}:/ws/daemon/v1`, credential, unreachable: () => unixSocketProblem(path) };
+}
+
+/**
+ * Why nothing listens at `path`, or null when something does: a missing file or a refused
+ * connection means no `panel serve` there (said in one line, then waited for quietly).
+ */
+export function unixSocketProblem(path: string): Promise<string | null> {
+  return new Promise((settle) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      settle(null);
+    });
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'ENOENT' ? 'no such socket' : error.code === 'ECONNREFUSED' ? 'connection refused' : (error.code ?? error.message);
+      settle(
+        error.code === 'EACCES'
+          ? `cannot open the control plane socket ${path}: permission denied; run the daemon as root or as the user panel serve runs as`
+          : `no control plane at ${path} (${why}): is \`panel serve\` running? set --socket (waiting for it)`,
+      );
+    });
+  });
+}
 
 /** What the connection needs from the rest of the agent. */
 export interface AgentSession {
   /** Built before each connection attempt, so it carries current Docker versions. */
   hello(): Promise<HelloFrame>;
   onWelcome(serverId: string): Promise<void>;
-  execute(command: CommandFrame): Promise<CommandOutcome>;
+  /** Runs the command; `progress` sends interim container reports while it runs. */
+  execute(command: CommandFrame, progress: (report: ProjectReport) => void): Promise<CommandOutcome>;
 }
 
 export interface ConnectionOptions {
@@ -91,17 +124,6 @@ const defaultTimer = (callback: () => void, ms: number) => {
   return () => clearTimeout(handle);
 };
 
-const defaultSleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-
 export class HubConnection {
   private socket: WebSocket | null = null;
   private readonly signal: AbortSignal;
@@ -112,9 +134,22 @@ export class HubConnection {
 
   /** Connects and reconnects until stopped or parked. */
   async run(): Promise<LoopEnd> {
-    const { logger, random = Math.random, sleep = defaultSleep } = this.options;
+    const { logger, target, random = Math.random, sleep = sleepUnlessAborted } = this.options;
     let attempt = 0;
+    // A failure said once is not repeated until something else happens (a welcome, another failure).
+    let lastSaid = '';
+    const say = (level: 'warn' | 'error', message: string, fields: Record<string, unknown>) => {
+      const key = `${message}|${fields.code ?? ''}|${fields.reason ?? ''}|${fields.upgradeStatus ?? ''}`;
+      logger[key === lastSaid ? 'debug' : level](message, fields);
+      lastSaid = key;
+    };
     while (!this.signal.aborted) {
+      const problem = await target.unreachable?.();
+      if (problem) {
+        say('error', problem, {});
+        await sleep(backoffDelay(attempt++, random), this.signal);
+        continue;
+      }
       const end = await this.connectOnce();
       if (this.signal.aborted) break;
       if (end.code === CLOSE_CODES.unauthorized || end.upgradeStatus === 401 || end.upgradeStatus === 403) {
@@ -122,15 +157,23 @@ export class HubConnection {
         logger.error('the control plane refused this daemon\'s credential; not reconnecting', { detail });
         return { reason: 'parked', detail };
       }
-      if (end.welcomed) attempt = 0;
+      if (end.welcomed) {
+        attempt = 0;
+        lastSaid = '';
+      }
       const longest = end.code === CLOSE_CODES.replaced || end.code === CLOSE_CODES.localKeyRefused;
-      const delay = longest ? MAX_BACKOFF_MS : backoffDelay(attempt++, random);
-      const context = { code: end.code, reason: end.reason, upgradeStatus: end.upgradeStatus, retryInMs: delay };
+      const delay = longest ? MAX_BACKOFF_MS : end.code === CLOSE_CODES.tryAgainLater ? TRY_AGAIN_LATER_MS : backoffDelay(attempt++, random);
+      const context = { code: end.code, reason: end.reason, upgradeStatus: end.upgradeStatus };
       if (end.code === CLOSE_CODES.localKeyRefused) {
-        logger.error('the control plane refused this local daemon\'s key: another key is pinned for the local server. If this daemon replaced the old one on purpose, run "panel local-daemon reset-key" where Panel runs', context);
+        say('error', 'the control plane refused this local daemon\'s key: another key is pinned for the local server. If this daemon replaced the old one on purpose, run "panel local-daemon reset-key" where Panel runs', context);
       } else {
-        const message = end.code === CLOSE_CODES.replaced ? 'replaced by another connection of this server; is a second daemon running with this identity?' : 'disconnected from the control plane';
-        logger.warn(message, context);
+        const message =
+          end.code === CLOSE_CODES.replaced
+            ? 'replaced by another connection of this server; is a second daemon running with this identity?'
+            : end.code === CLOSE_CODES.tryAgainLater
+              ? 'the control plane is not ready for this daemon yet; trying again every 2 s'
+              : 'disconnected from the control plane';
+        say('warn', message, context);
       }
       await sleep(delay, this.signal);
     }
@@ -252,9 +295,13 @@ export class HubConnection {
     if (this.answerKnownCommand(socket, command.id)) return;
     await journal.begin(command.id);
     this.send(socket, { type: 'ack', id: command.id });
+    // Interim reports go on whatever socket is current; without one they are simply not sent.
+    const progress = (report: ProjectReport) => {
+      if (this.socket) this.send(this.socket, { type: 'report', commandId: command.id, ...report });
+    };
     let outcome: CommandOutcome;
     try {
-      outcome = await session.execute(command);
+      outcome = await session.execute(command, progress);
     } catch (error) {
       outcome = { report: null, result: { ok: false, error: { code: 'internal_error', message: (error as Error).message } } };
     }

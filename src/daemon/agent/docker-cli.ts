@@ -104,6 +104,29 @@ export class DockerCli {
       .filter((line) => line.trim() !== '')
       .map((line) => toReportedContainer(JSON.parse(line) as DockerPsLine));
   }
+
+  /** Sources of the read-write bind mounts of the project's running containers. */
+  async writableBindSources(project: string): Promise<string[]> {
+    const running = await this.run(['docker', 'ps', '-q', '--no-trunc', '--filter', `label=com.docker.compose.project=${project}`], { timeoutMs: 60_000 });
+    if (running.exitCode !== 0) throw new Error(`docker ps failed: ${lastLine(running.stderr)}`);
+    const ids = running.stdout.split('\n').filter((line) => line.trim() !== '');
+    if (ids.length === 0) return [];
+    const inspected = await this.run(['docker', 'inspect', '--format', '{{json .Mounts}}', ...ids], { timeoutMs: 60_000 });
+    if (inspected.exitCode !== 0) throw new Error(`docker inspect failed: ${lastLine(inspected.stderr)}`);
+    return inspected.stdout
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .flatMap((line) => (JSON.parse(line) as DockerMount[] | null) ?? [])
+      .filter((mount) => mount.Type === 'bind' && mount.RW)
+      .map((mount) => mount.Source);
+  }
+}
+
+/** The fields of one mount of `docker inspect` the daemon's check uses. */
+interface DockerMount {
+  Type: string;
+  Source: string;
+  RW: boolean;
 }
 
 /** The fields of one `docker ps --format '{{json .}}'` line the report uses. */

@@ -98,6 +98,8 @@ export interface JoinOptions {
   /** Replace an existing identity (the old server record stays on the control plane). */
   force?: boolean;
   hostname?: string;
+  /** The server's name on the control plane (default there: the hostname). */
+  name?: string;
   machineIdPath?: string;
   fetch?: typeof fetch;
 }
@@ -112,7 +114,14 @@ export async function joinControlPlane(options: JoinOptions): Promise<AgentIdent
   const machineId = await readMachineId(options.stateDir, options.machineIdPath);
   const keyPair = generateDaemonKeyPair();
   const keyId = newDaemonKeyId();
-  const body = { token: options.token, hostname: options.hostname ?? osHostname(), machineId, publicKey: keyPair.publicKey, keyId };
+  const body = {
+    token: options.token,
+    hostname: options.hostname ?? osHostname(),
+    machineId,
+    publicKey: keyPair.publicKey,
+    keyId,
+    ...(options.name ? { name: options.name } : {}),
+  };
 
   const enrolled = await postEnroll(url, body, options.fetch ?? fetch);
   const identity: AgentIdentity = { url, serverId: enrolled.serverId, credential: enrolled.credential, keyId, ...keyPair, machineId };

@@ -6,6 +6,7 @@
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { organization, type Server, server } from '../../db/schema/index.ts';
 import { param } from '../../domain/commands/prepared.ts';
+import { distinctServerName } from '../../domain/servers/queries.ts';
 import { preparedOnce, type Queryable } from '../../domain/shared/database.ts';
 import type { HelloFrame } from '../../contract/daemon-protocol.ts';
 
@@ -55,7 +56,7 @@ export function resolveLocalServer(db: Queryable, hello: HelloFrame): Server | u
     .insert(server)
     .values({
       organizationId,
-      name: hello.hostname.slice(0, 255),
+      name: distinctServerName(db, organizationId, hello.hostname, hello.machineId),
       hostname: hello.hostname,
       // A remote record of this very machine keeps the machine id; the hello flags the pair.
       machineId: twin ? null : hello.machineId,

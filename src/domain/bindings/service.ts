@@ -6,7 +6,7 @@
 import type { KeyRing } from '../../crypto/index.ts';
 import type { Binding, Managed } from '../../db/schema/index.ts';
 import { conflict, notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import { databasesOf, findManaged } from '../managed/queries.ts';
 import { findPrincipal } from '../principals/queries.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -75,10 +75,7 @@ export function createBinding(db: Queryable, keyring: KeyRing, actor: Actor, inp
 }
 
 function loadBinding(db: Queryable, actor: Actor, id: string, access: Access): Binding {
-  const found = findBinding(db, id);
-  if (!found) throw notFound('binding');
-  authorize(actor, found.organizationId, access, 'binding');
-  return found.binding;
+  return loadFor(actor, access, 'binding', findBinding(db, id)).binding;
 }
 
 export function getBinding(db: Queryable, actor: Actor, id: string): Binding {

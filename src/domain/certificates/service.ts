@@ -18,9 +18,9 @@ import {
 import { type KeyRing, openSecret, type SecretOwner, sealSecret } from '../../crypto/index.ts';
 import type { Tls } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { DomainError, notFound, validationFailed } from '../../lib/errors.ts';
+import { DomainError, validationFailed } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import { deleteCertificateRow, findCertificate, insertCertificate, listCertificatesOf, updateCertificateRow } from './queries.ts';
@@ -42,10 +42,7 @@ export interface CertificateFields {
 }
 
 export function loadCertificate(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Tls {
-  const row = findCertificate(db, id);
-  if (!row) throw notFound('certificate');
-  authorize(actor, row.organizationId, access, 'certificate');
-  return row;
+  return loadFor(actor, access, 'certificate', findCertificate(db, id));
 }
 
 export function listCertificates(db: Queryable, actor: Actor, organizationId: string, page: PageRequest): Page<Tls> {

@@ -13,7 +13,7 @@ import { composeInvalid } from '../../compose/limits.ts';
 import { isMapping, type JsonObject } from '../../compose/values.ts';
 import type { Environment, Project } from '../../db/schema/index.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import { findEnvironment, updateEnvironmentRow } from '../environments/queries.ts';
 import { findProject, updateProjectRow } from '../projects/queries.ts';
 import type { Queryable } from '../shared/database.ts';
@@ -37,9 +37,7 @@ export type SavedCompose = ComposeView & { updatedAt: Date };
 type Options = Record<string, unknown>;
 
 function loadProjectFor(db: Queryable, actor: Actor, id: string, access: Access): Project {
-  const row = findProject(db, id);
-  if (!row) throw notFound('project');
-  authorize(actor, row.organizationId, access, 'project');
+  const row = loadFor(actor, access, 'project', findProject(db, id));
   if (access !== 'read' && row.component !== null) throw forbidden('platform projects are managed by the platform');
   return row;
 }

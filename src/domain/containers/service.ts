@@ -4,8 +4,8 @@
  * container id) belong to the daemon report and are never client-written.
  */
 import type { Container, ContainerRole, JsonObject } from '../../db/schema/index.ts';
-import { conflict, notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict, validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, loadFor } from '../actor.ts';
 import { loadServer, requireServerOf } from '../servers/service.ts';
 import { loadService } from '../services/service.ts';
 import type { Queryable } from '../shared/database.ts';
@@ -50,10 +50,7 @@ export interface NewContainerInput extends ContainerJson {
 }
 
 export function loadContainer(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedContainer {
-  const row = findContainer(db, id);
-  if (!row) throw notFound('container');
-  authorize(actor, row.organizationId, access, 'container');
-  return row;
+  return loadFor(actor, access, 'container', findContainer(db, id));
 }
 
 export function listContainers(db: Queryable, actor: Actor, parents: ContainerParents, page: PageRequest): Page<Container> {

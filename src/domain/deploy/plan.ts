@@ -19,6 +19,7 @@
  * - Servers that ran the environment and are not in the plan: each gets a stop of the project.
  */
 import { type CompileResult, compile } from '../../compose/compile.ts';
+import type { StoredPolicy } from '../../compose/validate.ts';
 import type { ContainerNaming } from '../../compose/naming.ts';
 import type { PlannerServer, PreviousReplica } from '../../compose/planner/plan.ts';
 import { type ResolvedVariable, resolveVariables } from '../../compose/variables.ts';
@@ -59,6 +60,8 @@ export interface DeployPlan {
   secrets: ReadonlyMap<string, { name: string; plaintext: string }[]>;
   /** Resolved variables per service id (on the server of its first replica); secrets' value is null. */
   provenance: Record<string, ResolvedVariable[]>;
+  /** The Compose policy the documents were compiled under; each daemon checks them against it again. */
+  policy: StoredPolicy;
   warnings: string[];
 }
 
@@ -139,6 +142,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     .filter((row) => row.role === 'service' && keyOf.has(row.serviceId))
     .map((row) => ({ service: keyOf.get(row.serviceId)!, ordinal: row.ordinal, serverId: row.serverId }));
 
+  const policy = composePolicyOf(db, project);
   const compiled = compile({
     base: dataOf(storedDocument(project.options)),
     overlay: storedDocument(environment.options)?.data ?? null,
@@ -150,7 +154,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     services: services.map((row) => ({ id: row.id, composeServiceName: row.composeServiceName, options: row.options })),
     variablesOn,
     principals,
-    policy: composePolicyOf(db, project),
+    policy,
   });
   const inPlan = new Set(compiled.placement.servers);
   const dropped = serversOfEnvironment(db, environment.id).filter((id) => !inPlan.has(id) && serverRows.has(id));
@@ -167,6 +171,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     servers: compiled.placement.servers.map((id) => plannedServer(serverRows.get(id)!)),
     dropped: dropped.map((id) => plannedServer(serverRows.get(id)!)),
     provenance,
+    policy,
     warnings: [...warnings, ...compiled.warnings],
     envelopes,
     services: services.map(({ id, composeServiceName }) => ({ id, composeServiceName })),

@@ -4,21 +4,24 @@
  * Deploy: the plan (placement + one compiled runtime compose per server,
  * src/domain/deploy/plan.ts) is committed in ONE transaction: environment.generation + 1, a
  * `queued` deployment carrying that generation (its server is the anchor), every server's
- * container rows pre-allocated as `pending` on that server (upserted on (service_id, role,
- * ordinal), container_id cleared), one deploy command per server whose payload holds its
+ * container rows pre-allocated on that server (upserted on (service_id, role, ordinal): new rows,
+ * and rows with no container on that server, become `pending` with no container id; a container
+ * still there keeps its row as it is until the deploy reports), one deploy command per server whose payload holds its
  * compose.yaml and the secrets it needs re-sealed to its own daemon's key (pndaemon), and a stop
  * command for each server that drops out of the plan. Only then does the caller hand the
  * commands to the hub. The deployment ends when all its commands have (settleDeployment).
  *
- * Stop and destroy go to every server the environment may still run on (its last deploy's, and
- * those where its container rows hold a container); they plan nothing, so the generation stays.
+ * Stop (`compose stop`: containers kept) and destroy (`compose down --volumes`) go to every server
+ * the environment may still run on (its last deploy's, and those where its container rows hold a
+ * container); they plan nothing, so the generation stays.
  */
+import { sql } from 'drizzle-orm';
 import { container, type Container, type DaemonCommand, type Deployment, type DeploymentKind, type JsonObject, type Server } from '../../db/schema/index.ts';
 import { sealForDaemon } from '../../crypto/index.ts';
 import { composeProjectName } from '../../compose/naming.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { conflict, notFound } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict } from '../../lib/errors.ts';
+import { type Access, type Actor, loadFor, inOrganization } from '../actor.ts';
 import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
 import type { DeployPlan } from '../deploy/plan.ts';
 import { loadEnvironment } from '../environments/service.ts';
@@ -51,10 +54,7 @@ export interface DeploymentContext {
 }
 
 export function loadDeployment(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedDeployment {
-  const row = findDeployment(db, id);
-  if (!row) throw notFound('deployment');
-  authorize(actor, row.organizationId, access, 'deployment');
-  return row;
+  return loadFor(actor, access, 'deployment', findDeployment(db, id));
 }
 
 export function listDeployments(db: Queryable, actor: Actor, environmentId: string, page: PageRequest): Page<Deployment> {
@@ -73,11 +73,12 @@ function recipientOf(target: Server) {
   return { serverId: target.id, daemonKeyId: target.daemonKeyId, publicKey: target.publicKey };
 }
 
+/** In an upsert's SET: the existing row's container exists, on `serverId`. */
+const stillThere = (serverId: string) => sql`(${container.containerId} IS NOT NULL AND ${container.serverId} = ${serverId})`;
+
 /** A server of the plan, re-read: it must still belong to the environment's organization. */
 function serverOfPlan(db: Queryable, plan: DeployPlan, id: string): Server {
-  const target = findServer(db, id);
-  if (!target || target.organizationId !== plan.environment.organizationId) throw notFound('server');
-  return target;
+  return inOrganization(findServer(db, id), plan.environment.organizationId, 'server');
 }
 
 /**
@@ -88,6 +89,7 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
   const { db, clock } = ctx;
   const expiresAt = new Date(clock.now().getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS));
   const project = plan.compiled.project;
+  const deployPolicy = { hostAccess: plan.policy.hostAccess, platform: plan.policy.platform === true };
   // Sealed before the transaction, each server's secrets to its own daemon: no plaintext ever reaches the database.
   const documents = plan.compiled.documents.map((document) => {
     const target = serverOfPlan(db, plan, document.serverId);
@@ -118,15 +120,24 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
             .values({ ...planned, serverId, status: 'pending', containerId: null })
             .onConflictDoUpdate({
               target: [container.serviceId, container.role, container.ordinal],
-              set: { serverId, containerName: planned.containerName, composeServiceName: planned.composeServiceName, status: 'pending', containerId: null },
+              // A container that still exists on this server keeps its state and id until the deploy
+              // reports (a queued deploy must not hide what still runs); any other row is pending.
+              set: {
+                serverId,
+                containerName: planned.containerName,
+                composeServiceName: planned.composeServiceName,
+                status: sql`CASE WHEN ${stillThere(serverId)} THEN ${container.status} ELSE 'pending' END`,
+                containerId: sql`CASE WHEN ${stillThere(serverId)} THEN ${container.containerId} ELSE NULL END`,
+              },
             })
             .returning()
             .get(),
         );
       }
-      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets }));
+      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets, policy: deployPolicy }));
     }
-    for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', {}));
+    // A server the plan no longer uses keeps no containers of it (stopped ones would be orphans).
+    for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', { remove: true }));
     // Nothing to run anywhere and nothing to stop: the deploy is done as committed.
     const settled = commands.length === 0 ? settleDeployment(tx, deployment.id) : null;
     return { deployment: settled ?? deployment, commands, containers };

@@ -6,8 +6,7 @@
  * endpoint (src/domain/compose); options written without it keep the stored document.
  */
 import type { Environment, JsonObject } from '../../db/schema/index.ts';
-import { notFound } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, loadFor } from '../actor.ts';
 import { overlayOptionsForWrite, reconcileEnvironmentOf } from '../compose/service.ts';
 import { findProject } from '../projects/queries.ts';
 import { loadProject } from '../projects/service.ts';
@@ -38,10 +37,7 @@ export interface EnvironmentFields {
 }
 
 export function loadEnvironment(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedEnvironment {
-  const row = findEnvironment(db, id);
-  if (!row) throw notFound('environment');
-  authorize(actor, row.organizationId, access, 'environment');
-  return row;
+  return loadFor(actor, access, 'environment', findEnvironment(db, id));
 }
 
 export function listEnvironments(db: Queryable, actor: Actor, projectId: string, page: PageRequest): Page<Environment> {

@@ -5,8 +5,8 @@
  * organization whatever the path prefix. Reconcile provenance in metadata is kept from clients.
  */
 import type { Hosting, HostingProtocol, JsonObject } from '../../db/schema/index.ts';
-import { notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, loadFor, inOrganization } from '../actor.ts';
 import { loadService } from '../services/service.ts';
 import type { Queryable } from '../shared/database.ts';
 import { stripKeys } from '../shared/json.ts';
@@ -43,10 +43,7 @@ export interface HostingFields {
 }
 
 export function loadHosting(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedHosting {
-  const row = findHosting(db, id);
-  if (!row) throw notFound('hosting');
-  authorize(actor, row.organizationId, access, 'hosting');
-  return row;
+  return loadFor(actor, access, 'hosting', findHosting(db, id));
 }
 
 export function listHostings(db: Queryable, actor: Actor, serviceId: string, page: PageRequest): Page<Hosting> {
@@ -57,13 +54,11 @@ export function listHostings(db: Queryable, actor: Actor, serviceId: string, pag
 /** Newly referenced ip and certificate must be the organization's own (404 otherwise). */
 function checkReferences(db: Queryable, organizationId: string, fields: HostingFields): void {
   if (fields.ipId) {
-    const address = findIp(db, fields.ipId);
-    if (!address || address.organizationId !== organizationId) throw notFound('ip');
+    const address = inOrganization(findIp(db, fields.ipId), organizationId, 'ip');
     if (address.scope !== 'public') throw validationFailed('must be an ip of public scope', 'ipId');
   }
   if (fields.tlsId) {
-    const certificate = findTls(db, fields.tlsId);
-    if (!certificate || certificate.organizationId !== organizationId) throw notFound('tls');
+    inOrganization(findTls(db, fields.tlsId), organizationId, 'tls');
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Join tokens: how a server's daemon enrolls into an organization (ARCHITECTURE.md §6).
- * Organization admins create them; the token is shown once (with the exact
- * `panel daemon join <publicUrl> --token <T>` command) and only its SHA-256 is stored. A token
+ * Organization admins create them; the token is shown once (with the one-line install-and-join
+ * command, and the bare `panel daemon join <publicUrl> --token <T>`) and only its SHA-256 is stored. A token
  * expires (default 1 hour, at most 7 days), is spent by the first enrollment that presents it
  * (single-use: a leaked, already used token enrolls nothing) and is revoked by deleting it. A
  * machine already enrolled enrolls again only with a token made to replace its server.
@@ -10,8 +10,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { hashToken, newOpaqueToken } from '../../auth/token.ts';
 import { type JoinToken, joinToken } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { DomainError, notFound } from '../../lib/errors.ts';
-import { type Actor, authorize } from '../actor.ts';
+import { DomainError } from '../../lib/errors.ts';
+import { type Actor, authorize, loadFor } from '../actor.ts';
 import { requireServerOf } from '../servers/service.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
@@ -26,8 +26,36 @@ export function joinTokenState(row: JoinToken, now: Date): JoinTokenState {
   return row.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active';
 }
 
-/** The command an operator runs on the new server; argument-safe (the token is base64url). */
-export const joinCommandFor = (publicUrl: string, token: string) => `panel daemon join ${publicUrl.replace(/\/+$/, '')} --token ${token}`;
+/** One shell word: kept bare when it is plainly safe, else single-quoted. */
+const shellWord = (word: string) => (/^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+
+export interface JoinCommands {
+  /** One line for a fresh server: fetches install.sh from Panel, which downloads this executable,
+   * checks its SHA-256, installs the daemon as a systemd unit and joins with the token. */
+  command: string;
+  /** For a server that already has the panel executable. */
+  joinCommand: string;
+}
+
+/** The commands an operator runs on the new server, with the options chosen (the token is base64url). */
+export function joinCommandsFor(publicUrl: string, token: string, options: { name?: string } = {}): JoinCommands {
+  const url = publicUrl.replace(/\/+$/, '');
+  const name = options.name ? ` --name ${shellWord(options.name)}` : '';
+  return {
+    command: `curl -fsSL ${url}/api/daemon/v1/install.sh | sudo bash -s -- --daemon ${url} --token ${token}${name}`,
+    joinCommand: `panel daemon join ${url} --token ${token}${name}`,
+  };
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** What keeps other machines from using the join command, in words. */
+export function joinWarnings(publicUrl: string): string[] {
+  if (!LOOPBACK_HOST.test(new URL(publicUrl).hostname)) return [];
+  return [
+    `Panel's public URL is ${publicUrl}, a loopback address: other machines cannot reach it, so this command only works on this machine. Set PANEL_PUBLIC_URL to an address the servers reach (and PANEL_HOST so Panel listens there), then restart Panel.`,
+  ];
+}
 
 export interface CreateJoinTokenInput {
   organizationId: string;
@@ -66,9 +94,7 @@ export function listJoinTokens(db: Queryable, actor: Actor, organizationId: stri
 
 /** Revoking deletes the token: whatever state it was in, it can never enroll anything. */
 export function revokeJoinToken(db: Queryable, actor: Actor, id: string): void {
-  const row = db.select().from(joinToken).where(eq(joinToken.id, id)).get();
-  if (!row) throw notFound('join token');
-  authorize(actor, row.organizationId, 'write', 'join token');
+  const row = loadFor(actor, 'write', 'join token', db.select().from(joinToken).where(eq(joinToken.id, id)).get());
   db.delete(joinToken).where(and(eq(joinToken.id, id), eq(joinToken.organizationId, row.organizationId))).run();
 }
 

@@ -5,8 +5,8 @@
  */
 import type { KeyRing } from '../../crypto/index.ts';
 import type { JsonObject, Managed, ManagedEngine } from '../../db/schema/index.ts';
-import { conflict, notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict, validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import { rematerializeBindings } from '../bindings/materialize.ts';
 import { bindingsOfManaged } from '../bindings/queries.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -45,10 +45,7 @@ function storedOptions(options: ManagedOptionsInput | null | undefined): JsonObj
 }
 
 function loadManaged(db: Queryable, actor: Actor, id: string, access: Access): Managed {
-  const row = findManaged(db, id);
-  if (!row) throw notFound('managed cluster');
-  authorize(actor, row.organizationId, access, 'managed cluster');
-  return row;
+  return loadFor(actor, access, 'managed cluster', findManaged(db, id));
 }
 
 export function createManaged(db: Queryable, actor: Actor, input: CreateManagedInput): Managed {

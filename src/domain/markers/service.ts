@@ -10,7 +10,7 @@ import { loadProject } from '../projects/service.ts';
 import { loadServer } from '../servers/service.ts';
 import { loadService } from '../services/service.ts';
 import type { Queryable } from '../shared/database.ts';
-import { MAX_PAGE_SIZE, type Page, type PageRequest } from '../shared/pagination.ts';
+import type { Page, PageRequest } from '../shared/pagination.ts';
 import { findTags } from '../tags/queries.ts';
 import { loadTag } from '../tags/service.ts';
 import { loadWorkspace } from '../workspaces/service.ts';
@@ -22,6 +22,7 @@ import {
   replaceMarkers,
   storageOrganization,
 } from './queries.ts';
+import type { TaggableCollection } from '../../contract/tags.ts';
 
 /** Taggable entities by their collection name in the API, with their marker column. */
 export const TAGGABLE_COLUMNS = {
@@ -32,11 +33,7 @@ export const TAGGABLE_COLUMNS = {
   services: 'serviceId',
   datacenters: 'datacenterId',
   storages: 'storageId',
-} as const satisfies Record<string, MarkerEntityColumn>;
-export type TaggableCollection = keyof typeof TAGGABLE_COLUMNS;
-
-/** An entity can carry at most this many tags, so its whole set fits one page. */
-export const MAX_TAGS_PER_ENTITY = MAX_PAGE_SIZE;
+} as const satisfies Record<TaggableCollection, MarkerEntityColumn>;
 
 function authorizeOwned(actor: Actor, organizationId: string | undefined, what: string, access: Access): void {
   if (organizationId === undefined) throw notFound(what);

@@ -5,8 +5,8 @@
 import { and, count, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { apiToken, type MembershipRole, membership, user } from '../../db/schema/index.ts';
-import { conflict, notFound } from '../../lib/errors.ts';
-import { type Actor, authorize } from '../actor.ts';
+import { conflict } from '../../lib/errors.ts';
+import { type Actor, authorize, loadFor } from '../actor.ts';
 import type { Queryable } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
 
@@ -40,10 +40,7 @@ export function listMemberships(db: Queryable, actor: Actor, organizationId: str
 }
 
 function loadMembership(db: Queryable, actor: Actor, id: string) {
-  const row = db.select().from(membership).where(eq(membership.id, id)).get();
-  if (!row) throw notFound('membership');
-  authorize(actor, row.organizationId, 'manage', 'membership');
-  return row;
+  return loadFor(actor, 'manage', 'membership', db.select().from(membership).where(eq(membership.id, id)).get());
 }
 
 function assertAnotherOwner(db: Queryable, organizationId: string, exceptMembershipId: string): void {

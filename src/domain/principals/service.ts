@@ -7,7 +7,7 @@ import { type KeyRing, randomSecretValue, sealSecret } from '../../crypto/index.
 import type { Managed, Principal, PrincipalKind, PrincipalProvider } from '../../db/schema/index.ts';
 import { notFound, validationFailed } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
 import { rematerializeBindings } from '../bindings/materialize.ts';
 import { bindingsOfPrincipal } from '../bindings/queries.ts';
 import { findManaged } from '../managed/queries.ts';
@@ -83,8 +83,7 @@ function loadScopes(db: Queryable, input: CreatePrincipalInput, provider: Princi
   }
   if (input.managedId === undefined) return undefined;
   if (input.kind === 'system') throw validationFailed('only database principals belong to a managed cluster', 'managedId');
-  const cluster = findManaged(db, input.managedId);
-  if (!cluster || cluster.organizationId !== input.organizationId) throw notFound('managed cluster');
+  const cluster = inOrganization(findManaged(db, input.managedId), input.organizationId, 'managed cluster');
   if (cluster.engine !== provider) throw validationFailed(`the cluster runs ${cluster.engine}, not ${provider}`, 'provider');
   return cluster;
 }
@@ -121,10 +120,7 @@ export function createPrincipal(db: Queryable, keyring: KeyRing, actor: Actor, i
 }
 
 function loadPrincipal(db: Queryable, actor: Actor, id: string, access: Access): Principal {
-  const row = findPrincipal(db, id);
-  if (!row) throw notFound('principal');
-  authorize(actor, row.organizationId, access, 'principal');
-  return row;
+  return loadFor(actor, access, 'principal', findPrincipal(db, id));
 }
 
 export function getPrincipal(db: Queryable, actor: Actor, id: string): Principal {

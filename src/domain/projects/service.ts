@@ -5,8 +5,9 @@
  * the organization default. Platform projects (a non-null component) are read-only to clients.
  */
 import { type JsonObject, type Project, projectComponents } from '../../db/schema/index.ts';
-import { conflict, forbidden, notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { caseFold } from '../../lib/case-fold.ts';
+import { conflict, forbidden, validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
 import { baseOptionsForWrite, reconcileProject } from '../compose/service.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { requireServerOf } from '../servers/service.ts';
@@ -31,8 +32,8 @@ export const RESERVED_PROJECT_NAMES: readonly string[] = projectComponents;
 export const MAX_PROJECT_NAME_LENGTH = 255;
 export const FIRST_ENVIRONMENT_DESCRIPTION = 'Default environment';
 
-/** The form project names are compared in: trimmed, NFC-normalized, lower-cased (full Unicode). */
-export const foldProjectName = (name: string): string => name.trim().normalize('NFC').toLowerCase();
+/** The form project names are compared in: trimmed, NFC-normalized, full Unicode case folding. */
+export const foldProjectName = (name: string): string => caseFold(name.trim().normalize('NFC')).normalize('NFC');
 
 export interface ProjectOptions extends JsonObject {
   compose?: JsonObject;
@@ -49,10 +50,7 @@ export interface ProjectFields {
 }
 
 export function loadProject(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Project {
-  const row = findProject(db, id);
-  if (!row) throw notFound('project');
-  authorize(actor, row.organizationId, access, 'project');
-  return row;
+  return loadFor(actor, access, 'project', findProject(db, id));
 }
 
 function loadClientProject(db: Queryable, actor: Actor, id: string): Project {
@@ -129,9 +127,7 @@ export function createProject(db: Queryable, actor: Actor, input: ProjectFields 
 export function updateProject(db: Queryable, actor: Actor, id: string, changes: ProjectFields & { workspaceId?: string }): Project {
   const row = loadClientProject(db, actor, id);
   if (changes.workspaceId !== undefined && changes.workspaceId !== row.workspaceId) {
-    const target = findWorkspace(db, changes.workspaceId);
-    if (!target || target.organizationId !== row.organizationId) throw notFound('workspace');
-    assertUserWorkspace(target.kind);
+    assertUserWorkspace(inOrganization(findWorkspace(db, changes.workspaceId), row.organizationId, 'workspace').kind);
   }
   const name = normalizeName(changes.name);
   if (name) assertNameFree(db, row.organizationId, name, row.id);

@@ -11,7 +11,7 @@ import { type Container, container, environment, server } from '../../db/schema/
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner } from '../../../test/identity.ts';
 import { seedService, seedTree } from '../../../test/seed.ts';
-import { applyReport, type ReportTarget } from './apply.ts';
+import { applyReport, isRemovedContainer, type ReportTarget } from './apply.ts';
 
 function setup() {
   const t = createTestApp();
@@ -63,12 +63,22 @@ describe('the container state table', () => {
     expect(reread(t, row.id)).toMatchObject({ status: 'unknown', containerId: `cid-${row.id}` });
   });
 
-  test('any -> exited on a stop report, for the containers it lists', () => {
+  test('any -> exited on a stop report: the stopped containers it lists keep their ids', () => {
     const { t, web, preallocate, target } = setup();
     const row = preallocate(web);
     applyReport(t.db, target('deploy'), [labelled(row, { state: 'running' })]);
-    applyReport(t.db, target('stop'), [labelled(row, { state: 'running' })]);
+    applyReport(t.db, target('stop'), [labelled(row, { state: 'exited' })]);
     expect(reread(t, row.id)).toMatchObject({ status: 'exited', containerId: `cid-${row.id}` });
+    expect(isRemovedContainer(reread(t, row.id))).toBe(false);
+  });
+
+  test('a stop report taken while the stop runs shows each container as the runtime has it', () => {
+    const { t, web, worker, preallocate, target } = setup();
+    const a = preallocate(web);
+    const b = preallocate(worker);
+    applyReport(t.db, target('deploy'), [labelled(a), labelled(b)]);
+    applyReport(t.db, target('stop'), [labelled(a, { state: 'exited' }), labelled(b, { state: 'running' })]);
+    expect([reread(t, a.id).status, reread(t, b.id).status]).toEqual(['exited', 'running']);
   });
 
   test('an empty stop report clears container_id; the stopped containers read exited', () => {
@@ -90,6 +100,9 @@ describe('the container state table', () => {
     applyReport(t.db, target('destroy'), []);
     expect(reread(t, a.id)).toMatchObject({ status: 'running', containerId: null });
     expect(reread(t, b.id)).toMatchObject({ status: 'dead', containerId: null });
+    // The rows say their containers are gone, whatever status they last had.
+    expect([a, b].map((row) => isRemovedContainer(reread(t, row.id)))).toEqual([true, true]);
+    expect(isRemovedContainer(preallocate(web, 2))).toBe(false);
     // After a stop the status stays exited through the destroy.
     applyReport(t.db, target('stop'), []);
     applyReport(t.db, target('destroy'), []);
@@ -122,6 +135,23 @@ describe('the container state table', () => {
     }
     expect(reread(t, kept.id)).toMatchObject({ status: 'running', containerId: `cid-${kept.id}` });
     expect(reread(t, remote.id)).toMatchObject({ status: 'running', containerId: 'cid-remote' });
+  });
+});
+
+describe('a replica moved to another server', () => {
+  test("the old server's reports still listing its container never take the row back", () => {
+    const { t, tree, web, preallocate, target } = setup();
+    const row = preallocate(web);
+    applyReport(t.db, target('deploy'), [labelled(row)]);
+    // A deploy moved the slot to another server: pre-allocated there, pending.
+    const elsewhere = t.db.insert(server).values({ organizationId: tree.organizationId, name: 'elsewhere' }).returning().get();
+    t.db.update(container).set({ serverId: elsewhere.id, status: 'pending', containerId: null }).where(eq(container.id, row.id)).run();
+    // The old server, while Compose removes the orphan, still lists it (an interim report).
+    expect(applyReport(t.db, target('deploy'), [labelled(row, { state: 'removing' })])).toEqual([]);
+    expect(reread(t, row.id)).toMatchObject({ serverId: elsewhere.id, status: 'pending', containerId: null });
+    // The new server reports it running.
+    applyReport(t.db, { ...target('deploy'), serverId: elsewhere.id }, [labelled(row, { containerId: 'cid-new' })]);
+    expect(reread(t, row.id)).toMatchObject({ serverId: elsewhere.id, status: 'running', containerId: 'cid-new' });
   });
 });
 

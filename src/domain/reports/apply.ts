@@ -6,8 +6,9 @@
  * |-----------------------------------|------------------------------|----------------------------|---------------------|
  * | report listing the container      | matched row (created if its  | the runtime state (created,| the reported id     |
  * |                                   | service is known but no row) | running, ... dead), else   |                     |
- * |                                   |                              | `unknown` (toContainerState)|                    |
- * | stop report                       | listed rows                  | `exited`                   | the reported id     |
+ * |                                   |                              | `unknown` (protocol parse) |                     |
+ * | stop report                       | listed rows (`compose stop`  | the runtime state: exited  | the reported id     |
+ * |                                   | keeps the containers)        | once stopped               |                     |
  * | stop report                       | rows of this server not listed (an empty report: all) | `exited` (stopped, see DECISIONS) | null |
  * | destroy report                    | rows of this server not listed (an empty report: all) | unchanged  | null                |
  * | deploy report (or on the daemon's own account) | rows of this server not listed that still hold a container id | `exited` | null |
@@ -17,6 +18,14 @@
  * that server whose container it does not list has none any more: after a deploy, a replica the
  * plan dropped while the server kept others of the environment (Compose removed it as an
  * orphan). Pending rows of the deploy that have no container yet stay pending.
+ *
+ * So `container_id` null means no container exists for the row: `pending` before its first
+ * report, removed (destroyed, or gone from the engine) after one; `isRemovedContainer` says which.
+ * Reports also arrive while a command runs (the agent's progress): each is applied the same way.
+ *
+ * A row placed on another server than the report's is never touched by it: a replica the plan
+ * moved keeps its row on the new server while the old one still lists its container (until
+ * Compose removes the orphan; the agent's interim reports can see it).
  *
  * A reported container is matched to its row by the platform labels the compiler sets
  * (dev.panel.service-id, dev.panel.role, dev.panel.ordinal; src/compose/naming.ts), and only for
@@ -68,7 +77,7 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
       const slot = labelledSlot(item);
       const known = slot && serviceIds.has(slot.serviceId) ? slot : null;
       const row = (known && bySlot.get(keyOf(known.serviceId, known.role, known.ordinal))) || byName.get(item.name);
-      const status = target.kind === 'stop' ? 'exited' : toContainerState(item.state);
+      const status = toContainerState(item.state);
       const observed = {
         serverId: target.serverId,
         containerId: item.containerId,
@@ -79,6 +88,9 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
       let written: Container | undefined;
       if (row) {
         if (listed.has(row.id)) continue; // two containers claim one row: the first listed keeps it
+        // The row was placed on another server (a replica the plan moved): this server's container
+        // of that slot is the one being left behind, never the row's.
+        if (row.serverId !== target.serverId) continue;
         releaseContainerId(tx, target.serverId, item.containerId, row.id);
         written = tx.update(container).set(observed).where(eq(container.id, row.id)).returning().get();
       } else if (known) {
@@ -105,6 +117,9 @@ export function applyReport(db: Queryable, target: ReportTarget, reported: reado
     return [...changed.values()];
   });
 }
+
+/** The row's container no longer exists on its server: it was listed once, then was not. */
+export const isRemovedContainer = (row: Pick<Container, 'containerId' | 'status'>): boolean => row.containerId === null && row.status !== 'pending';
 
 /** Clears `containerId` from any other row of the server: the id is unique per server. */
 function releaseContainerId(db: Queryable, serverId: string, containerId: string, keepRowId: string | null): void {

@@ -27,6 +27,7 @@ import { DomainError } from '../../lib/errors.ts';
 import { AttemptLimiter, type Bucket, type RatePolicy } from '../identity/rate-limit.ts';
 import { findJoinToken, recordEnrolledServer, spendJoinToken } from '../join-tokens/service.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
+import { distinctServerName } from './queries.ts';
 
 export const DAEMON_CREDENTIAL_PREFIX = 'pnd';
 
@@ -40,6 +41,8 @@ export interface EnrollInput {
   /** Raw 32-byte X25519 public key, unpadded base64url. */
   publicKey: string;
   keyId: string;
+  /** Chosen when the join command was made; else the hostname, told apart from a namesake. */
+  name?: string;
 }
 
 export interface Enrolled {
@@ -77,16 +80,26 @@ function recordToReplace(tx: Queryable, organizationId: string, replacesServerId
   return replacesServerId === null ? undefined : tx.select().from(server).where(eq(server.id, replacesServerId)).get();
 }
 
-export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: string): Enrolled {
+/**
+ * The join token a caller presents, if it can still enroll (unused, unexpired); every refusal
+ * counts against the caller's address, and a full bucket refuses before the token is looked at.
+ * Enrollment spends it; downloading the executable only needs it to be valid.
+ */
+export function acceptJoinToken(db: Db, clock: Clock, presented: string, address: string) {
   const limiter = new AttemptLimiter(db, clock);
   const buckets: Bucket[] = [{ policy: ENROLL_ADDRESS_POLICY, subject: address }];
   limiter.check(buckets);
-  const now = clock.now();
-  const token = findJoinToken(db, input.token);
-  if (!token || token.usedAt || token.expiresAt.getTime() <= now.getTime()) {
+  const token = findJoinToken(db, presented);
+  if (!token || token.usedAt || token.expiresAt.getTime() <= clock.now().getTime()) {
     limiter.fail(buckets);
     throw invalidJoinToken();
   }
+  return { token, refuse: () => limiter.fail(buckets) };
+}
+
+export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: string): Enrolled {
+  const { token, refuse } = acceptJoinToken(db, clock, input.token, address);
+  const now = clock.now();
   const credential = newOpaqueToken(DAEMON_CREDENTIAL_PREFIX);
   const enrolled = db.transaction((tx) => {
     if (!spendJoinToken(tx, token.id, now)) return null;
@@ -98,17 +111,27 @@ export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: 
     };
     const existing = recordToReplace(tx, token.organizationId, token.replacesServerId, input.machineId);
     const row = existing
-      ? tx.update(server).set({ ...identity, machineId: input.machineId }).where(eq(server.id, existing.id)).returning().get()!
+      ? tx
+          .update(server)
+          .set({ ...identity, machineId: input.machineId, ...(input.name ? { name: input.name } : {}) })
+          .where(eq(server.id, existing.id))
+          .returning()
+          .get()!
       : tx
           .insert(server)
-          .values({ organizationId: token.organizationId, name: input.hostname.slice(0, 255), machineId: input.machineId, ...identity })
+          .values({
+            organizationId: token.organizationId,
+            name: input.name ?? distinctServerName(tx, token.organizationId, input.hostname, input.machineId),
+            machineId: input.machineId,
+            ...identity,
+          })
           .returning()
           .get();
     recordEnrolledServer(tx, token.id, row.id);
     return { server: row, credential, reenrolled: existing !== undefined };
   });
   if (!enrolled) {
-    limiter.fail(buckets);
+    refuse();
     throw invalidJoinToken();
   }
   return enrolled;

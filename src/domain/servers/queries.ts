@@ -19,6 +19,23 @@ export function serversOfOrganization(db: Queryable, organizationId: string): Se
   return db.select().from(server).where(eq(server.organizationId, organizationId)).orderBy(server.id).all();
 }
 
+/**
+ * The name a new server record gets from its hostname: the hostname itself, or, when another
+ * server of the organization already has that name (two machines called `ubuntu`), the hostname
+ * with the start of the machine id, lengthened until it is unique: `ubuntu-3f9a1c`.
+ */
+export function distinctServerName(db: Queryable, organizationId: string, hostname: string, machineId: string): string {
+  const taken = (name: string) => db.select({ id: server.id }).from(server).where(and(eq(server.organizationId, organizationId), eq(server.name, name))).get() !== undefined;
+  const base = hostname.slice(0, 200);
+  if (!taken(base)) return base;
+  const suffix = machineId.replace(/[^A-Za-z0-9]/g, '').toLowerCase();
+  for (let length = 6; length <= suffix.length; length += 2) {
+    const candidate = `${base}-${suffix.slice(0, length)}`;
+    if (!taken(candidate)) return candidate;
+  }
+  return `${base}-${suffix.slice(0, 54)}`;
+}
+
 export function updateServerRow(db: Queryable, id: string, changes: Partial<NewServer>): Server {
   return db.update(server).set(changes).where(eq(server.id, id)).returning().get()!;
 }

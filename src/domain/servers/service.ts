@@ -6,8 +6,7 @@
  */
 import { deepEqual } from '../../compose/values.ts';
 import type { Server } from '../../db/schema/index.ts';
-import { notFound } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
@@ -22,10 +21,7 @@ import {
 } from './queries.ts';
 
 export function loadServer(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Server {
-  const row = findServer(db, id);
-  if (!row) throw notFound('server');
-  authorize(actor, row.organizationId, access, 'server');
-  return row;
+  return loadFor(actor, access, 'server', findServer(db, id));
 }
 
 /**
@@ -33,9 +29,7 @@ export function loadServer(db: Queryable, actor: Actor, id: string, access: Acce
  * exactly like a missing one.
  */
 export function requireServerOf(db: Queryable, organizationId: string, id: string): Server {
-  const row = findServer(db, id);
-  if (!row || row.organizationId !== organizationId) throw notFound('server');
-  return row;
+  return inOrganization(findServer(db, id), organizationId, 'server');
 }
 
 export function listServers(db: Queryable, actor: Actor, organizationId: string, page: PageRequest): Page<Server> {

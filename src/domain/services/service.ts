@@ -5,8 +5,8 @@
  * per-service options; deploy hooks only where the organization enables them.
  */
 import type { JsonObject, Service } from '../../db/schema/index.ts';
-import { notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, loadFor } from '../actor.ts';
 import { loadEnvironment } from '../environments/service.ts';
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import { stripKeys } from '../shared/json.ts';
@@ -35,10 +35,7 @@ export interface ServiceFields {
 }
 
 export function loadService(db: Queryable, actor: Actor, id: string, access: Access = 'read'): OwnedService {
-  const row = findService(db, id);
-  if (!row) throw notFound('service');
-  authorize(actor, row.organizationId, access, 'service');
-  return row;
+  return loadFor(actor, access, 'service', findService(db, id));
 }
 
 export function listServices(db: Queryable, actor: Actor, environmentId: string, page: PageRequest): Page<Service> {

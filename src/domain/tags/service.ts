@@ -4,8 +4,8 @@
  * colors are `#rgb` or `#rrggbb`. Deleting a tag removes its markers.
  */
 import type { Tag } from '../../db/schema/index.ts';
-import { conflict, notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict, validationFailed } from '../../lib/errors.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import { deleteTagRow, findTag, insertTag, listTagsOf, tagNamesOf, updateTagRow } from './queries.ts';
@@ -41,10 +41,7 @@ function assertNameFree(db: Queryable, organizationId: string, name: string, exc
 }
 
 export function loadTag(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Tag {
-  const row = findTag(db, id);
-  if (!row) throw notFound('tag');
-  authorize(actor, row.organizationId, access, 'tag');
-  return row;
+  return loadFor(actor, access, 'tag', findTag(db, id));
 }
 
 export function listTags(db: Queryable, actor: Actor, organizationId: string, page: PageRequest): Page<Tag> {

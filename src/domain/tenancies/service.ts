@@ -4,7 +4,7 @@
  */
 import type { Tenancy } from '../../db/schema/index.ts';
 import { conflict, notFound, validationFailed } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import { findPrincipal } from '../principals/queries.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import type { Queryable } from '../shared/database.ts';
@@ -29,10 +29,7 @@ export function createTenancy(db: Queryable, actor: Actor, input: { principalId:
 }
 
 function loadTenancy(db: Queryable, actor: Actor, id: string, access: Access): Tenancy {
-  const found = findTenancy(db, id);
-  if (!found) throw notFound('tenancy');
-  authorize(actor, found.organizationId, access, 'tenancy');
-  return found.tenancy;
+  return loadFor(actor, access, 'tenancy', findTenancy(db, id)).tenancy;
 }
 
 export function getTenancy(db: Queryable, actor: Actor, id: string): Tenancy {

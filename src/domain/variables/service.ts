@@ -7,7 +7,7 @@ import { type KeyRing, randomSecretValue, sealSecret } from '../../crypto/index.
 import type { NewVariable, Variable } from '../../db/schema/index.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
   deleteVariableRow,
@@ -51,12 +51,7 @@ function authorizeScope(db: Queryable, actor: Actor, ref: ScopeRef, access: Acce
 }
 
 function loadVariable(db: Queryable, actor: Actor, id: string, access: Access): Variable {
-  const row = findVariable(db, id);
-  if (!row) throw notFound('variable');
-  const organizationId = organizationOfScope(db, pickScope(row));
-  if (organizationId === undefined) throw notFound('variable');
-  authorize(actor, organizationId, access, 'variable');
-  return row;
+  return loadFor(actor, access, 'variable', findVariable(db, id), (row) => organizationOfScope(db, pickScope(row)));
 }
 
 /** Binding-materialized rows change only with their binding. */

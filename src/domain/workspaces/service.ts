@@ -5,8 +5,8 @@
  * platform workspace's name stays reserved even where that workspace is gone.
  */
 import type { Workspace } from '../../db/schema/index.ts';
-import { conflict, forbidden, notFound } from '../../lib/errors.ts';
-import { type Access, type Actor, authorize } from '../actor.ts';
+import { conflict, forbidden } from '../../lib/errors.ts';
+import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import { PANEL_WORKSPACE_NAME } from '../organizations/service.ts';
 import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -26,10 +26,7 @@ export interface WorkspaceFields {
 }
 
 export function loadWorkspace(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Workspace {
-  const row = findWorkspace(db, id);
-  if (!row) throw notFound('workspace');
-  authorize(actor, row.organizationId, access, 'workspace');
-  return row;
+  return loadFor(actor, access, 'workspace', findWorkspace(db, id));
 }
 
 export function listWorkspaces(db: Queryable, actor: Actor, organizationId: string, page: PageRequest): Page<Workspace> {

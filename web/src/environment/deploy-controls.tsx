@@ -1,7 +1,7 @@
 /**
  * Deploy, stop and destroy an environment, and its live state: the latest deployment and every
  * container with the server it runs on, as /ws/client/v1 pushes them (live-environment.ts,
- * live-servers.ts). Stop and destroy ask first; a planner refusal shows the planner's message;
+ * live-servers.ts; a deploy waiting for its server says so, deployment-status.tsx). Stop and destroy ask first; a planner refusal shows the planner's message;
  * members of the organization, who may not deploy, see the live state only.
  */
 import { useState } from 'preact/hooks';
@@ -13,6 +13,7 @@ import { useLiveEnvironment } from '../live-environment.ts';
 import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { PLACEMENT_REFUSALS, PlacementRefused, PlacementRequired } from './deploy-preview.tsx';
+import { ContainerTable, LatestDeployment } from './deployment-status.tsx';
 
 const CONNECTION_TEXT = {
   connecting: 'Connecting to live updates…',
@@ -20,8 +21,6 @@ const CONNECTION_TEXT = {
   reconnecting: 'Live updates interrupted; reconnecting…',
   refused: 'Live updates are not available',
 };
-
-const describeTime = (iso: string) => new Date(iso).toLocaleString();
 
 interface DeployControlsProps {
   environmentId: string;
@@ -41,6 +40,8 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
   const [warnings, setWarnings] = useState<string[]>([]);
   const [confirming, setConfirming] = useState<'stop' | 'destroy' | null>(null);
   const latest = live.deployments[0];
+  const latestServer = servers?.find((server) => server.id === latest?.serverId);
+  const waiting = latest?.status === 'queued' && latestServer !== undefined && latestServer.status !== 'connected';
 
   const deploy = async () => {
     if (busy) return;
@@ -98,51 +99,15 @@ export function DeployControls({ environmentId, organizationId, onDeployed }: De
       </p>
       <div aria-live="polite">
         {latest ? (
-          <p class="deployment-status">
-            Latest: <strong>{latest.kind}</strong> to generation {latest.desiredGeneration} —{' '}
-            <span class={`status status-${latest.status}`} data-deployment-status={latest.status}>
-              {latest.status}
-            </span>{' '}
-            <span class="muted">({describeTime(latest.updatedAt)})</span>
-            {latest.error && <span class="field-error"> {latest.error}</span>}
-          </p>
+          <LatestDeployment deployment={latest} server={latestServer} containers={live.containers} />
         ) : (
           live.connection === 'live' && <p class="muted">Not deployed yet.</p>
         )}
       </div>
-      {live.containers.length > 0 && (
-        <div class="table-scroll">
-          <table aria-label="Containers">
-            <thead>
-              <tr>
-                <th scope="col">Service</th>
-                <th scope="col">Container</th>
-                <th scope="col">Server</th>
-                <th scope="col">Status</th>
-                <th scope="col">Docker id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {live.containers.map((container) => (
-                <tr key={container.id} data-container-status={container.status}>
-                  <th scope="row">{container.composeServiceName}</th>
-                  <td>
-                    <code>{container.containerName}</code>
-                  </td>
-                  <td>{serverName(container.serverId) ?? <span class="muted">{container.serverId.slice(0, 8)}…</span>}</td>
-                  <td>
-                    <span class={`status status-${container.status}`}>{container.status}</span>
-                  </td>
-                  <td>{container.containerId ? <code>{container.containerId.slice(0, 12)}</code> : <span class="muted">none</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ContainerTable containers={live.containers} waiting={waiting} serverName={serverName} />
       {confirming === 'stop' && (
         <ConfirmDialog title="Stop this environment?" confirmLabel="Stop" onClose={() => setConfirming(null)} onConfirm={() => deployApi.environments.stop(environmentId).then(() => {})}>
-          <p>Every container of this environment stops, on every server it runs on. Volumes and data are kept; deploy again to start them.</p>
+          <p>Every container of this environment stops, on every server it runs on. The containers, their volumes and data are kept; deploy again to start them.</p>
         </ConfirmDialog>
       )}
       {confirming === 'destroy' && (

@@ -16,10 +16,29 @@ import { Breadcrumbs } from './browse.tsx';
 import { projectAncestors } from './environment.tsx';
 import { TagPicker } from './tags.tsx';
 
+/**
+ * Where an environment deploys, by server name (never an id): its pin, else the project default.
+ * `nameOf` answers undefined while the servers load and null for a server that is gone.
+ */
+function placementText(pin: string | null, projectDefault: string | null, nameOf: (serverId: string) => string | null | undefined): string {
+  const describe = (serverId: string) => {
+    const name = nameOf(serverId);
+    return name === undefined ? 'a server' : name === null ? 'a server that no longer exists' : name;
+  };
+  if (pin) return `Pinned to ${describe(pin)}`;
+  if (projectDefault) return `Deploys to the project default server, ${describe(projectDefault)}`;
+  return 'No server yet: choose the project default server below, or pin one on the environment';
+}
+
 export function ProjectPage({ id }: { id: string }) {
   const loaded = useResource(`project:${id}`, () => api.projects.get(id));
   const [project, setSaved] = useSavedOver(loaded.data);
   const environments = useList(`environments:${id}`, (cursor) => api.environments.list({ projectId: id, cursor }));
+  const organizationId = loaded.data?.organizationId;
+  const servers = useList(`servers:${organizationId ?? ''}`, (cursor) =>
+    organizationId ? deployApi.servers.list({ organizationId, cursor }) : new Promise<never>(() => {}),
+  );
+  const serverName = (serverId: string) => (servers.data ? (servers.data.find((server) => server.id === serverId)?.name ?? null) : undefined);
   useCurrentOrganization(project?.organizationId);
   const name = project?.name ?? 'Unnamed project';
   usePageTitle(project ? name : 'Project');
@@ -29,6 +48,7 @@ export function ProjectPage({ id }: { id: string }) {
   const environmentsSettled = environments.data !== undefined || environments.error !== undefined;
   const isPlatform = project.component !== null;
   const workspaceHref = `/workspaces/${project.workspaceId}`;
+  const defaultServerId = typeof project.options?.defaultServerId === 'string' ? project.options.defaultServerId : null;
   return (
     <>
       <Breadcrumbs items={[{ label: 'Workspace', href: workspaceHref }, { label: name }]} />
@@ -45,7 +65,7 @@ export function ProjectPage({ id }: { id: string }) {
                   <Link href={`/environments/${environment.id}`}>{environment.name ?? 'Unnamed environment'}</Link>
                   <span class="badge">Generation {environment.generation}</span>
                   {environment.description && <p class="muted">{environment.description}</p>}
-                  <p class="muted">{environment.serverId ? `Pinned to server ${environment.serverId}` : 'Placed on the project default server'}</p>
+                  <p class="muted">{placementText(environment.serverId, defaultServerId, serverName)}</p>
                 </li>
               ))}
             </ul>
@@ -63,7 +83,7 @@ export function ProjectPage({ id }: { id: string }) {
           label="Default server"
           emptyLabel="No default server"
           hint="The anchor of environments without a server pin: their services without deploy.replicas or deploy.placement run here."
-          value={typeof project.options?.defaultServerId === 'string' ? project.options.defaultServerId : null}
+          value={defaultServerId}
           onSave={async (serverId) => void (await deployApi.projects.setDefaultServer(project, serverId))}
         />
       </section>

@@ -22,6 +22,7 @@ import { usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { LabelChips, LabelsForm } from './server-labels.tsx';
 import { TagPicker, useTagFilter } from './tags.tsx';
+import { ThisMachineCard } from './this-machine.tsx';
 
 const CONNECTION_TEXT = {
   connecting: 'Connecting to live updates…',
@@ -98,26 +99,43 @@ function RenameForm({ server, onDone }: { server: Server; onDone: () => void }) 
   );
 }
 
+const LIFETIMES = [
+  { value: '3600', label: '1 hour' },
+  { value: '86400', label: '1 day' },
+  { value: '604800', label: '7 days' },
+];
+
 /**
  * Its own component so its busy state goes with it when the created command replaces it. A
  * machine already enrolled joins again only with a token made to replace its server.
  */
 function CreateJoinCommand({ organizationId, servers, onCreated }: { organizationId: string; servers: Server[]; onCreated: (created: CreatedJoinToken) => void }) {
-  const form = useForm(['replacesServerId']);
-  const submit = form.onSubmit(async (values) => onCreated(await deployApi.joinTokens.create(organizationId, values.replacesServerId || undefined)));
+  const form = useForm(['name', 'expiresInSeconds', 'replacesServerId']);
+  const submit = form.onSubmit(async (values) =>
+    onCreated(
+      await deployApi.joinTokens.create({
+        organizationId,
+        ...(values.name?.trim() ? { name: values.name.trim() } : {}),
+        expiresInSeconds: Number(values.expiresInSeconds || '3600'),
+        ...(values.replacesServerId ? { replacesServerId: values.replacesServerId } : {}),
+      }),
+    ),
+  );
   const choices = [
     { value: '', label: 'A new server' },
     ...servers.filter((server) => !server.isLocal).map((server) => ({ value: server.id, label: `Replace ${server.name}` })),
   ];
   return (
     <form ref={form.formRef} onSubmit={submit} class="stack" aria-label="Create a join command">
-      <p class="muted">Creates a one-time join token and shows the command that enrolls a server with it.</p>
+      <p class="muted">Creates a one-time join token and the one-line command that installs Panel's daemon on a server and enrolls it.</p>
       <SelectField
         {...form.fieldProps('replacesServerId')}
         label="The command enrolls"
         choices={choices}
         hint="A machine that is already enrolled can join again (a new key, a reinstalled daemon) only with a token that replaces its server; new hardware can take over a server the same way, keeping its environments and history."
       />
+      <Field {...form.fieldProps('name')} label="Server name (optional)" hint="Shown in Panel; without one, the server's hostname." autoComplete="off" />
+      <SelectField {...form.fieldProps('expiresInSeconds')} label="The command works for" choices={LIFETIMES} defaultValue="3600" />
       <FormAlert problem={form.problem} />
       <SubmitButton busy={form.busy} busyLabel="Creating the join token…">
         Create join command
@@ -134,13 +152,24 @@ function AddServer({ organizationId, servers }: { organizationId: string; server
       <h2 id="add-server-heading">Add server</h2>
       {created ? (
         <>
+          {created.warnings.map((warning) => (
+            <p key={warning} class="notice" role="alert">
+              {warning}
+            </p>
+          ))}
           <p>
             {replaced
-              ? `Run this as root on the machine that takes over ${replaced.name} (Docker must be installed); the daemon connected as ${replaced.name} now is cut off when it does.`
-              : 'Run this on the new server as root (Docker must be installed).'}{' '}
-            The token works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is shown only now.
+              ? `Run this on the machine that takes over ${replaced.name} (Docker installed there); the daemon connected as ${replaced.name} now is cut off when it does.`
+              : 'Run this on the new server (Docker installed there).'}{' '}
+            It downloads Panel's daemon from this Panel, checks its SHA-256, installs it as the panel-daemon systemd service and enrolls the server. The token
+            works once and expires at {new Date(created.expiresAt).toLocaleString()}. It is shown only now.
           </p>
           <CopyableCommand text={created.command} label="Join command" />
+          <details>
+            <summary>The server already has the panel executable</summary>
+            <CopyableCommand text={created.joinCommand} label="panel daemon join command" />
+            <p class="muted">Then keep it connected with panel daemon run (as a service).</p>
+          </details>
           <button type="button" onClick={() => setCreated(null)}>
             Done
           </button>
@@ -266,6 +295,7 @@ export function ServersPage({ organizationId }: { organizationId: string }) {
     <>
       <Breadcrumbs items={[{ label: organization.data.name, href: `/organizations/${organizationId}` }, { label: 'Servers' }]} />
       <h1 tabIndex={-1}>Servers</h1>
+      <ThisMachineCard organizationId={organizationId} serversVersion={live.servers} />
       <p class="muted" role="status">
         {CONNECTION_TEXT[live.connection]}
         {live.problem && `: ${live.problem}`}

@@ -3,92 +3,53 @@
  * `tlsId`. The private key is write-only (answered as null); the chain, its names, issuer and
  * validity are shown. Refusals of a chain or key are 422 on `certificate` or `privateKey`.
  */
-import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
+import { Certificate, CertificateCreate, CertificateListQuery, CertificateUpdate } from '../../../contract/certificates.ts';
 import { describeCertificate, readCertificateChain } from '../../../crypto/certificates.ts';
 import type { Tls } from '../../../db/schema/index.ts';
-import { createCertificate, deleteCertificate, listCertificates, loadCertificate, updateCertificate } from '../../../domain/certificates/service.ts';
 import { hostingCounts } from '../../../domain/certificates/queries.ts';
+import { createCertificate, deleteCertificate, listCertificates, loadCertificate, updateCertificate } from '../../../domain/certificates/service.ts';
+import type { Queryable } from '../../../domain/shared/database.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { iso, timestampsOf } from '../../present.ts';
-import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
-import { Certificate as CertificateResponse, CertificateCreate, CertificateListQuery, CertificateUpdate } from '../../../contract/certificates.ts';
-import { errorResponses } from '../../schemas.ts';
+import { resourceRoutes } from '../../resource.ts';
 
-function present(row: Tls, hostingCount: number) {
-  const facts = describeCertificate(readCertificateChain(row.certificate));
-  return {
-    id: row.id,
-    organizationId: row.organizationId,
-    name: row.name,
-    certificate: row.certificate,
-    privateKey: null,
-    subject: facts.subject,
-    names: facts.names,
-    issuer: facts.issuer,
-    notBefore: iso(facts.notBefore),
-    notAfter: iso(facts.notAfter),
-    fingerprint: facts.fingerprint,
-    keyType: facts.keyType,
-    chainLength: facts.chainLength,
-    hostingCount,
-    ...timestampsOf(row),
-  };
+/** Each row with what its chain says and how many hostings pin it (one count query for all). */
+function withFacts(db: Queryable, rows: Tls[]) {
+  const counts = hostingCounts(db, rows.map((row) => row.id));
+  return rows.map((row) => ({ ...row, ...describeCertificate(readCertificateChain(row.certificate)), hostingCount: counts.get(row.id) ?? 0 }));
 }
 
 export const certificateRoutes = (deps: AppDeps) => {
-  const presentOne = (row: Tls) => present(row, hostingCounts(deps.db, [row.id]).get(row.id) ?? 0);
-  return new Elysia({ prefix: '/certificates', detail: { tags: ['certificates'] } })
-    .use(clientGuard(deps))
-    .post(
-      '/',
-      ({ actor, body, set }) => {
-        set.status = 201;
-        return presentOne(createCertificate(deps, actor, body));
-      },
-      {
-        body: CertificateCreate,
-        response: { 201: CertificateResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: "Add a certificate to the organization's TLS library (admins)" },
-      },
-    )
-    .get(
-      '/',
-      ({ actor, query }) => {
+  const one = (row: Tls) => withFacts(deps.db, [row])[0]!;
+  return resourceRoutes({
+    collection: 'certificates',
+    schema: Certificate,
+    derive: { privateKey: () => null },
+    guard: clientGuard(deps),
+    create: {
+      body: CertificateCreate,
+      run: (actor, body) => one(createCertificate(deps, actor, body)),
+      summary: "Add a certificate to the organization's TLS library",
+    },
+    list: {
+      query: CertificateListQuery,
+      run: (actor, query) => {
         const page = listCertificates(deps.db, actor, query.organizationId, query);
-        const counts = hostingCounts(deps.db, page.data.map((row) => row.id));
-        return { data: page.data.map((row) => present(row, counts.get(row.id) ?? 0)), nextCursor: page.nextCursor };
+        return { data: withFacts(deps.db, page.data), nextCursor: page.nextCursor };
       },
-      {
-        query: CertificateListQuery,
-        response: { 200: listEnvelope(CertificateResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-        detail: { summary: "List the organization's TLS library" },
-      },
-    )
-    .get('/:id', ({ actor, params }) => presentOne(loadCertificate(deps.db, actor, params.id)), {
-      params: IdParams,
-      response: { 200: CertificateResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-      detail: { summary: 'Read a certificate (never its private key)' },
-    })
-    .patch('/:id', ({ actor, params, body }) => presentOne(updateCertificate(deps, actor, params.id, body)), {
-      params: IdParams,
+      summary: "List the organization's TLS library",
+    },
+    read: { run: (actor, id) => one(loadCertificate(deps.db, actor, id)), summary: 'Read a certificate (never its private key)' },
+    update: {
       body: CertificateUpdate,
-      response: { 200: CertificateResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'secret_unreadable', 'validation_failed') },
-      detail: {
-        summary: 'Rename a certificate or replace its chain and/or key',
-        description: 'A new chain alone is checked against the stored key (a renewal keeping its key); a new key alone against the stored chain.',
-      },
-    })
-    .delete(
-      '/:id',
-      ({ actor, params, set }) => {
-        deleteCertificate(deps.db, actor, params.id);
-        set.status = 204;
-      },
-      {
-        params: IdParams,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: 'Delete a certificate; hostings that pinned it get an internal certificate (tlsId set null)' },
-      },
-    );
+      run: (actor, id, body) => one(updateCertificate(deps, actor, id, body)),
+      errors: ['secret_unreadable'],
+      summary: 'Rename a certificate or replace its chain and/or key',
+      description: 'A new chain alone is checked against the stored key (a renewal keeping its key); a new key alone against the stored chain.',
+    },
+    remove: {
+      run: (actor, id) => deleteCertificate(deps.db, actor, id),
+      summary: 'Delete a certificate; hostings that pinned it get an internal certificate (tlsId set null)',
+    },
+  });
 };

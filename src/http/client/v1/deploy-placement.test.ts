@@ -32,6 +32,7 @@ interface Payload {
   project: string;
   compose?: string;
   secrets?: { name: string; envelope: string }[];
+  remove?: boolean;
 }
 
 async function setup() {
@@ -111,7 +112,8 @@ describe('a deploy over several servers', () => {
       [servers[1]!.id, 'deploy'],
       [servers[2]!.id, 'stop'],
     ]);
-    expect(payloadOf(commandsOf(t, second.json.id)[2]!)).toEqual({ deploymentId: second.json.id, project: `pn-${environmentId}` });
+    // A server the plan dropped is stopped with removal (compose down), not a user's stop that keeps containers.
+    expect(payloadOf(commandsOf(t, second.json.id)[2]!)).toEqual({ deploymentId: second.json.id, project: `pn-${environmentId}`, remove: true });
     const web = t.db.select().from(container).all().find((row) => row.composeServiceName === 'web')!;
     expect(web.serverId).toBe(servers[1]!.id);
   });
@@ -179,7 +181,8 @@ describe('a deploy over several servers', () => {
     }
     const web = t.db.select().from(container).all().filter((row) => row.composeServiceName === 'web').sort((a, b) => a.ordinal - b.ordinal);
     expect(web.map((row) => [row.ordinal, row.serverId, row.status, row.containerId])).toEqual([
-      [1, servers[0]!.id, 'pending', null],
+      // Still running there until the new deploy reports: pre-allocation hides nothing that runs.
+      [1, servers[0]!.id, 'running', expect.stringMatching(/^c-/)],
       [2, servers[1]!.id, 'exited', null],
       [3, servers[2]!.id, 'exited', null],
     ]);

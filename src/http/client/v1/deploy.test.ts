@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { openAsDaemon } from '../../../crypto/index.ts';
 import { PANEL_LABELS } from '../../../compose/naming.ts';
-import { container, daemonCommand, deployment, environment, service } from '../../../db/schema/index.ts';
+import { container, daemonCommand, deployment, environment, organization, service } from '../../../db/schema/index.ts';
 import { clientAs } from '../../../../test/client.ts';
 import { enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
 import { createTestApp } from '../../../../test/harness.ts';
@@ -128,8 +128,8 @@ describe('what a deploy commits', () => {
     expect(generationOf(t, environmentId)).toBe(3);
   });
 
-  test('containers are pre-allocated pending with no container id, and reset so on the next deploy', async () => {
-    const { t, s1, environmentId, pin, deploy } = await setup();
+  test('containers are pre-allocated pending with no container id; a container still on the server keeps its row until the deploy reports', async () => {
+    const { t, tenants, s1, environmentId, pin, deploy } = await setup();
     await pin(environmentId, s1.id);
     await deploy();
     const rows = t.db.select().from(container).all();
@@ -139,11 +139,28 @@ describe('what a deploy commits', () => {
       const owner = services.find((item) => item.id === row.serviceId)!;
       expect(row).toMatchObject({ status: 'pending', containerId: null, serverId: s1.id, role: 'service', ordinal: 1, containerName: `${owner.id}-1` });
     }
-    t.sqlite.query("UPDATE container SET status = 'running', container_id = 'c-' || id").run();
+    // One still runs; the other was destroyed (no container, last status kept).
+    const [kept, gone] = rows;
+    t.sqlite.query("UPDATE container SET status = 'running', container_id = 'c-' || id WHERE id = ?").run(kept!.id);
+    t.sqlite.query("UPDATE container SET status = 'exited', container_id = NULL WHERE id = ?").run(gone!.id);
     await deploy();
     const again = t.db.select().from(container).all();
     expect(again.map((row) => row.id).sort()).toEqual(rows.map((row) => row.id).sort());
-    for (const row of again) expect(row).toMatchObject({ status: 'pending', containerId: null });
+    expect(again.find((row) => row.id === kept!.id)).toMatchObject({ status: 'running', containerId: `c-${kept!.id}` });
+    expect(again.find((row) => row.id === gone!.id)).toMatchObject({ status: 'pending', containerId: null });
+    // Moved to another server: the container on the old one is not this row's any more.
+    const { s2, pin: pinAgain } = { s2: enrolledServer(t, tenants.owner.organizationId), pin };
+    await pinAgain(environmentId, s2.id);
+    await deploy();
+    for (const row of t.db.select().from(container).all()) expect(row).toMatchObject({ status: 'pending', containerId: null, serverId: s2.id });
+  });
+
+  test('the "name is replaced" warning appears only when the document sets name:', async () => {
+    const { admin, s1, projectId, environmentId, pin, deploy } = await setup();
+    await pin(environmentId, s1.id);
+    expect((await deploy()).json.warnings).toEqual([]);
+    expect((await admin('PUT', `/projects/${projectId}/compose`, { yaml: `name: shop\n${COMPOSE}` })).status).toBe(200);
+    expect((await deploy()).json.warnings).toEqual([`name "shop" is replaced by the platform project name pn-${environmentId}`]);
   });
 
   test('the command carries the compiled compose and each secret sealed to the target daemon only', async () => {
@@ -164,6 +181,15 @@ describe('what a deploy commits', () => {
     }
     const everything = JSON.stringify(t.sqlite.query('SELECT * FROM daemon_command').all()) + res.text;
     expect(everything).not.toContain(SECRET);
+  });
+
+  test("the command carries the Compose policy the daemon checks it against again: the organization's host access", async () => {
+    const { t, tenants, s1, environmentId, pin, deploy } = await setup();
+    await pin(environmentId, s1.id);
+    const policyOf = async () => (commandsOf(t, (await deploy()).json.id)[0]!.payload as { policy: unknown }).policy;
+    expect(await policyOf()).toEqual({ hostAccess: false, platform: false });
+    t.db.update(organization).set({ isHostAccessAllowed: true }).where(eq(organization.id, tenants.owner.organizationId)).run();
+    expect(await policyOf()).toEqual({ hostAccess: true, platform: false });
   });
 
   test('secrets for a server without a daemon key: 409 server_key_missing, nothing written', async () => {
@@ -215,11 +241,33 @@ describe('delivery and the deploy round', () => {
     expect(stop.json).toMatchObject({ kind: 'stop', serverId: s1.id, desiredGeneration: 1, status: 'queued' });
     const stopFrame = socket.framesOf('command').find((item) => item.kind === 'stop')!;
     expect(stopFrame.payload).toEqual({ deploymentId: stop.json.id, project: `pn-${environmentId}` });
-    send({ type: 'report', commandId: stopFrame.id, project: `pn-${environmentId}`, containers: [] });
+    const listed = (state: string) =>
+      rows.map((row, i) => ({
+        containerId: `c${i}`,
+        name: row.containerName,
+        service: row.composeServiceName,
+        state,
+        labels: { [PANEL_LABELS.serviceId]: row.serviceId, [PANEL_LABELS.role]: 'service', [PANEL_LABELS.ordinal]: '1' },
+      }));
+    // compose stop keeps the containers: the report lists them exited, with their ids.
+    send({ type: 'report', commandId: stopFrame.id, project: `pn-${environmentId}`, containers: listed('exited') });
     send({ type: 'result', id: stopFrame.id, ok: true });
-    expect(t.db.select().from(container).all().map((row) => [row.status, row.containerId])).toEqual([['exited', null], ['exited', null]]);
+    const stopped = (await admin('GET', `/containers?serverId=${s1.id}`)).json.data;
+    expect(stopped.map((row: { status: string; containerId: string; isRemoved: boolean }) => [row.status, row.containerId, row.isRemoved]).sort()).toEqual([
+      ['exited', 'c0', false],
+      ['exited', 'c1', false],
+    ]);
     const destroy = await admin('POST', `/environments/${environmentId}/destroy`);
     expect(destroy.json).toMatchObject({ kind: 'destroy', serverId: s1.id });
+    const destroyFrame = socket.framesOf('command').find((item) => item.kind === 'destroy')!;
+    send({ type: 'report', commandId: destroyFrame.id, project: `pn-${environmentId}`, containers: [] });
+    send({ type: 'result', id: destroyFrame.id, ok: true });
+    // Destroyed: no container id, and the rows say they are removed (never a plain "exited").
+    const destroyed = (await admin('GET', `/containers?serverId=${s1.id}`)).json.data;
+    expect(destroyed.map((row: { containerId: string | null; isRemoved: boolean }) => [row.containerId, row.isRemoved])).toEqual([
+      [null, true],
+      [null, true],
+    ]);
     expect(generationOf(t, environmentId)).toBe(1);
 
     const list = await admin('GET', `/deployments?environmentId=${environmentId}`);

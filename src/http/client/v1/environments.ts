@@ -1,78 +1,38 @@
-import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
-import type { Environment } from '../../../db/schema/index.ts';
-import {
-  createEnvironment,
-  deleteEnvironment,
-  listEnvironments,
-  loadEnvironment,
-  updateEnvironment,
-} from '../../../domain/environments/service.ts';
+import { Environment, EnvironmentCreate, EnvironmentListQuery, EnvironmentUpdate } from '../../../contract/environments.ts';
+import { createEnvironment, deleteEnvironment, listEnvironments, loadEnvironment, updateEnvironment } from '../../../domain/environments/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { timestampsOf } from '../../present.ts';
-import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
-import { errorResponses } from '../../schemas.ts';
-import { Environment as EnvironmentResponse, EnvironmentCreate, EnvironmentListQuery, EnvironmentUpdate } from '../../../contract/environments.ts';
+import { resourceRoutes } from '../../resource.ts';
 
-const present = (row: Environment) => ({
-  id: row.id,
-  projectId: row.projectId,
-  serverId: row.serverId,
-  generation: row.generation,
-  name: row.name,
-  description: row.description,
-  metadata: row.metadata,
-  options: row.options,
-  ...timestampsOf(row),
-});
+/** An overlay written through `options.compose` is parsed, checked and reconciled like the compose endpoint's. */
+const COMPOSE_WRITE_ERRORS = ['has_dependents', 'hostname_in_use', 'compose_invalid'] as const;
 
 export const environmentRoutes = (deps: AppDeps) =>
-  new Elysia({ prefix: '/environments', detail: { tags: ['environments'] } })
-    .use(clientGuard(deps))
-    .post(
-      '/',
-      ({ actor, body, set }) => {
-        set.status = 201;
-        return present(createEnvironment(deps.db, actor, body));
-      },
-      {
-        body: EnvironmentCreate,
-        response: { 201: EnvironmentResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: 'Create an environment in a project' },
-      },
-    )
-    .get(
-      '/',
-      ({ actor, query }) => {
-        const page = listEnvironments(deps.db, actor, query.projectId, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
-      },
-      {
-        query: EnvironmentListQuery,
-        response: { 200: listEnvelope(EnvironmentResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-        detail: { summary: 'List the environments of a project' },
-      },
-    )
-    .get('/:id', ({ actor, params }) => present(loadEnvironment(deps.db, actor, params.id)), {
-      params: IdParams,
-      response: { 200: EnvironmentResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-      detail: { summary: 'Read an environment' },
-    })
-    .patch('/:id', ({ actor, params, body }) => present(updateEnvironment(deps.db, actor, params.id, body)), {
-      params: IdParams,
+  resourceRoutes({
+    collection: 'environments',
+    schema: Environment,
+    guard: clientGuard(deps),
+    create: {
+      body: EnvironmentCreate,
+      run: (actor, body) => createEnvironment(deps.db, actor, body),
+      errors: COMPOSE_WRITE_ERRORS,
+      summary: 'Create an environment in a project',
+    },
+    list: {
+      query: EnvironmentListQuery,
+      run: (actor, query) => listEnvironments(deps.db, actor, query.projectId, query),
+      summary: 'List the environments of a project',
+    },
+    read: { run: (actor, id) => loadEnvironment(deps.db, actor, id), summary: 'Read an environment' },
+    update: {
       body: EnvironmentUpdate,
-      response: { 200: EnvironmentResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-      detail: { summary: 'Change an environment; serverId sets or (null) clears the placement pin' },
-    })
-    .delete(
-      '/:id',
-      ({ actor, params, set }) => {
-        deleteEnvironment(deps.db, actor, params.id);
-        set.status = 204;
-      },
-      {
-        params: IdParams,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
-        detail: { summary: 'Delete an environment (409 has_dependents while it has services)' },
-      },
-    );
+      run: (actor, id, body) => updateEnvironment(deps.db, actor, id, body),
+      errors: COMPOSE_WRITE_ERRORS,
+      summary: 'Change an environment; serverId sets or (null) clears the placement pin',
+    },
+    remove: {
+      run: (actor, id) => deleteEnvironment(deps.db, actor, id),
+      errors: ['has_dependents'],
+      summary: 'Delete an environment (409 has_dependents while it has services)',
+    },
+  });

@@ -24,7 +24,7 @@ function setup() {
   const create = async (body: object = {}) => {
     const res = await as('POST', '/join-tokens', { organizationId: owner.organizationId, ...body });
     expect(res.status).toBe(201);
-    return res.json as { id: string; token: string; command: string; expiresAt: string; state: string };
+    return res.json as { id: string; token: string; command: string; joinCommand: string; warnings: string[]; expiresAt: string; state: string };
   };
   return { t, owner, as, create };
 }
@@ -41,7 +41,9 @@ describe('join tokens', () => {
     const { t, owner, as, create } = setup();
     const created = await create();
     expect(created.token).toMatch(/^pnj_[A-Za-z0-9_-]{43}$/);
-    expect(created.command).toBe(`panel daemon join ${t.config.publicUrl.replace(/\/$/, '')} --token ${created.token}`);
+    const url = t.config.publicUrl.replace(/\/$/, '');
+    expect(created.command).toBe(`curl -fsSL ${url}/api/daemon/v1/install.sh | sudo bash -s -- --daemon ${url} --token ${created.token}`);
+    expect(created.joinCommand).toBe(`panel daemon join ${url} --token ${created.token}`);
     expect(created.state).toBe('active');
     expect(new Date(created.expiresAt).getTime() - t.clock.now().getTime()).toBe(3_600_000);
     const row = t.db.select().from(joinToken).where(eq(joinToken.id, created.id)).get()!;
@@ -53,6 +55,21 @@ describe('join tokens', () => {
     expect(list.json.data).toHaveLength(1);
     expect(list.json.data[0].token).toBeUndefined();
     expect(list.text).not.toContain(created.token);
+  });
+
+  test('the commands keep the name chosen, quoted for the shell; a loopback public URL is warned about', async () => {
+    const { create } = setup();
+    const named = await create({ name: "  O'Brien's box  " });
+    expect(named.command).toEndWith(` --token ${named.token} --name 'O'\\''Brien'\\''s box'`);
+    expect(named.joinCommand).toEndWith(` --name 'O'\\''Brien'\\''s box'`);
+    expect((await create({ name: 'edge-1' })).command).toEndWith(' --name edge-1');
+    // The test config's public URL is http://127.0.0.1:3000.
+    expect(named.warnings).toEqual([expect.stringContaining('a loopback address: other machines cannot reach it')]);
+    expect(named.warnings[0]).toContain('PANEL_PUBLIC_URL');
+    const reachable = createTestApp({ publicUrl: 'https://panel.example.com' });
+    const owner = createOwner(reachable);
+    const res = await clientAs(reachable, owner)('POST', '/join-tokens', { organizationId: owner.organizationId });
+    expect(res.json.warnings).toEqual([]);
   });
 
   test('lifetimes: 60 s to 7 days, else 422', async () => {
@@ -115,6 +132,22 @@ describe('enrollment', () => {
     expect(again.status).toBe(401);
     expect(again.json.error.code).toBe('invalid_join_token');
     expect(t.db.select().from(server).all()).toHaveLength(1);
+  });
+
+  test('two machines with one hostname are told apart by a short machine-id suffix; a name chosen in the command wins', async () => {
+    const { t, create } = setup();
+    const nameOf = async (fields: Record<string, string>) => {
+      const res = await enroll(t, enrollBody((await create()).token, fields));
+      expect(res.status, res.text).toBe(201);
+      return t.db.select().from(server).where(eq(server.id, res.json.serverId)).get()!.name;
+    };
+    expect(await nameOf({ hostname: 'ubuntu', machineId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' })).toBe('ubuntu');
+    expect(await nameOf({ hostname: 'ubuntu', machineId: '3f9a1c7700000000000000000000000a' })).toBe('ubuntu-3f9a1c');
+    expect(await nameOf({ hostname: 'ubuntu', machineId: '3f9a1c7711111111111111111111111b' })).toBe('ubuntu-3f9a1c77');
+    expect(await nameOf({ hostname: 'ubuntu', name: 'edge one' })).toBe('edge one');
+    const blank = await enroll(t, enrollBody((await create()).token, { name: '  ' }));
+    expect(blank.status).toBe(422);
+    expect(blank.json.error.path).toBe('name');
   });
 
   test('expired and revoked tokens enroll nothing, with the same answer as an unknown one', async () => {

@@ -1,78 +1,37 @@
 /**
- * Join tokens, for enrolling servers (organization admins):
- *   POST   /join-tokens {organizationId, expiresInSeconds?, replacesServerId?}  -> the token and
- *          the exact `panel daemon join <publicUrl> --token <T>` command, shown once; with
- *          replacesServerId the enrollment takes over that server (the only way a machine
- *          already enrolled enrolls again)
- *   GET    /join-tokens?organizationId=                      every token of the organization, with its state
- *   DELETE /join-tokens/:id                                  revoke
+ * Join tokens, for enrolling servers (organization admins): create (the token, the one-line
+ * install-and-join command with the options chosen, `panel daemon join …`, and warnings, shown once; with replacesServerId the
+ * enrollment takes over that server, the only way a machine already enrolled enrolls again),
+ * list with their state, revoke.
  */
-import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
-import type { JoinToken } from '../../../db/schema/index.ts';
-import {
-  createJoinToken,
-  joinCommandFor,
-  joinTokenState,
-  listJoinTokens,
-  revokeJoinToken,
-} from '../../../domain/join-tokens/service.ts';
+import { CreatedJoinToken, JoinToken, JoinTokenCreate, JoinTokenListQuery } from '../../../contract/tokens.ts';
+import type { JoinToken as JoinTokenRow } from '../../../db/schema/index.ts';
+import { createJoinToken, joinCommandsFor, joinTokenState, joinWarnings, listJoinTokens, revokeJoinToken } from '../../../domain/join-tokens/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { iso, isoOrNull, timestampsOf } from '../../present.ts';
-import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
-import { errorResponses } from '../../schemas.ts';
-import { CreatedJoinToken, JoinToken as JoinTokenResponse, JoinTokenCreate, JoinTokenListQuery } from '../../../contract/tokens.ts';
+import { resourceRoutes } from '../../resource.ts';
 
-export const joinTokenRoutes = (deps: AppDeps) => {
-  const present = (row: JoinToken) => ({
-    id: row.id,
-    organizationId: row.organizationId,
-    createdByUserId: row.createdByUserId,
-    state: joinTokenState(row, deps.clock.now()),
-    expiresAt: iso(row.expiresAt),
-    usedAt: isoOrNull(row.usedAt),
-    serverId: row.serverId,
-    replacesServerId: row.replacesServerId,
-    ...timestampsOf(row),
-  });
-
-  return new Elysia({ prefix: '/join-tokens', detail: { tags: ['servers'] } })
-    .use(clientGuard(deps))
-    .post(
-      '/',
-      ({ actor, body, set }) => {
+export const joinTokenRoutes = (deps: AppDeps) =>
+  resourceRoutes({
+    collection: 'join-tokens',
+    schema: JoinToken,
+    derive: { state: (row: JoinTokenRow) => joinTokenState(row, deps.clock.now()) },
+    guard: clientGuard(deps),
+    create: {
+      body: JoinTokenCreate,
+      run: (actor, body) => {
         const { row, token } = createJoinToken(deps.db, deps.clock, actor, body);
-        set.status = 201;
-        return { ...present(row), token, command: joinCommandFor(deps.config.publicUrl, token) };
+        return { ...row, token, ...joinCommandsFor(deps.config.publicUrl, token, { name: body.name }), warnings: joinWarnings(deps.config.publicUrl) };
       },
-      {
-        body: JoinTokenCreate,
-        response: { 201: CreatedJoinToken, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'machine_is_local', 'validation_failed') },
-        detail: { summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)' },
-      },
-    )
-    .get(
-      '/',
-      ({ actor, query }) => {
-        const page = listJoinTokens(deps.db, actor, query.organizationId, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
-      },
-      {
-        query: JoinTokenListQuery,
-        response: { 200: listEnvelope(JoinTokenResponse), ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: "List the organization's join tokens (never the tokens themselves)" },
-      },
-    )
-    .delete(
-      '/:id',
-      ({ actor, params, set }) => {
-        revokeJoinToken(deps.db, actor, params.id);
-        set.status = 204;
-      },
-      {
-        params: IdParams,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-        detail: { summary: 'Revoke a join token' },
-      },
-    );
-};
+      answer: CreatedJoinToken,
+      errors: ['machine_is_local'],
+      summary: 'Create a join token for enrolling a server; the token is shown once (default lifetime 1 hour, at most 7 days)',
+    },
+    list: {
+      query: JoinTokenListQuery,
+      run: (actor, query) => listJoinTokens(deps.db, actor, query.organizationId, query),
+      role: 'admin',
+      summary: "List the organization's join tokens (never the tokens themselves)",
+    },
+    remove: { run: (actor, id) => revokeJoinToken(deps.db, actor, id), summary: 'Revoke a join token' },
+  });

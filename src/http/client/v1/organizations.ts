@@ -1,47 +1,20 @@
-import { Elysia } from 'elysia';
-import * as v from 'valibot';
 import type { AppDeps } from '../../../app.ts';
-import type { Organization } from '../../../db/schema/index.ts';
+import { Organization, OrganizationListQuery, OrganizationUpdate } from '../../../contract/organizations.ts';
 import { listOrganizations, loadOrganization, updateOrganization } from '../../../domain/organizations/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { timestampsOf } from '../../present.ts';
-import { IdParams, ListQuery, listEnvelope } from '../../../contract/common.ts';
-import { errorResponses } from '../../schemas.ts';
-import { Organization as OrganizationResponse, OrganizationUpdate } from '../../../contract/organizations.ts';
+import { resourceRoutes } from '../../resource.ts';
 
-const present = (row: Organization) => ({
-  id: row.id,
-  name: row.name,
-  defaultEnvironmentName: row.defaultEnvironmentName,
-  isRandomizeUsernames: row.isRandomizeUsernames,
-  isDeployHooksEnabled: row.isDeployHooksEnabled,
-  isHostAccessAllowed: row.isHostAccessAllowed,
-  ...timestampsOf(row),
-});
-
+/** Organizations are created at install or sign-up; members read them, admins change them. */
 export const organizationRoutes = (deps: AppDeps) =>
-  new Elysia({ prefix: '/organizations', detail: { tags: ['organizations'] } })
-    .use(clientGuard(deps))
-    .get(
-      '/',
-      ({ actor, query }) => {
-        const page = listOrganizations(deps.db, actor, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
-      },
-      {
-        query: v.object(ListQuery),
-        response: { 200: listEnvelope(OrganizationResponse), ...errorResponses('unauthenticated', 'validation_failed') },
-        detail: { summary: "List the caller's organizations" },
-      },
-    )
-    .get('/:id', ({ actor, params }) => present(loadOrganization(deps.db, actor, params.id)), {
-      params: IdParams,
-      response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-      detail: { summary: 'Read an organization' },
-    })
-    .patch('/:id', ({ actor, params, body }) => present(updateOrganization(deps.db, actor, params.id, body)), {
-      params: IdParams,
+  resourceRoutes({
+    collection: 'organizations',
+    schema: Organization,
+    guard: clientGuard(deps),
+    list: { query: OrganizationListQuery, run: (actor, query) => listOrganizations(deps.db, actor, query), summary: "List the caller's organizations" },
+    read: { run: (actor, id) => loadOrganization(deps.db, actor, id), summary: 'Read an organization' },
+    update: {
       body: OrganizationUpdate,
-      response: { 200: OrganizationResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-      detail: { summary: 'Rename an organization or change its defaults (admins)' },
-    });
+      run: (actor, id, body) => updateOrganization(deps.db, actor, id, body),
+      summary: 'Rename an organization or change its defaults (admins; host access and deploy hooks: owners)',
+    },
+  });

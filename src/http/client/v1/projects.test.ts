@@ -73,6 +73,24 @@ describe('projects', () => {
     expect((await theirs('POST', '/projects', { workspaceId: strangerWorkspace, name: 'Ärger' })).status).toBe(201);
   });
 
+  test('case folding is Unicode full folding: final and ordinary sigma, ligatures, sharp s', async () => {
+    const { owner, workspaceId } = setup();
+    for (const [first, again] of [
+      ['ΟΔΟΣ', 'οδοσ'],
+      ['οδος-2', 'ΟΔΟΣ-2'],
+      ['ﬁle', 'FILE'],
+      ['Straße', 'STRASSE'],
+    ]) {
+      expect((await owner('POST', '/projects', { workspaceId, name: first })).status).toBe(201);
+      const res = await owner('POST', '/projects', { workspaceId, name: again });
+      expect(res.status, `${first} / ${again}`).toBe(409);
+      expect(res.json.error.code).toBe('project_name_in_use');
+    }
+    // Dotless ı is its own letter under the default folding.
+    expect((await owner('POST', '/projects', { workspaceId, name: 'kirmizi' })).status).toBe(201);
+    expect((await owner('POST', '/projects', { workspaceId, name: 'kırmızı' })).status).toBe(201);
+  });
+
   test('the four platform project names are reserved, compared case-folded', async () => {
     const { owner, workspaceId } = setup();
     for (const name of ['panel', ' Hosting-Ingress ', 'MANAGED-INGRESS', 'Managed-HA']) {

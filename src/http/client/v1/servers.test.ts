@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { container, deployment, environment, marker, project, replica, server, tag, variable } from '../../../db/schema/index.ts';
 import { backdate, clientAs, collectPages, rawRow, repeat } from '../../../../test/client.ts';
+import { FakeSocket, helloFrame } from '../../../../test/daemon.ts';
 import { createTestApp } from '../../../../test/harness.ts';
 import { seedManaged, seedTenants } from '../../../../test/seed.ts';
 
@@ -116,5 +117,39 @@ describe('servers', () => {
     expect((await anonymous('GET', `/servers/${tree.serverId}`)).status).toBe(401);
     expect((await member('PATCH', `/servers/${tree.serverId}`, { name: 'x' })).status).toBe(403);
     expect((await member('DELETE', `/servers/${tree.serverId}`)).status).toBe(403);
+  });
+});
+
+describe('this machine', () => {
+  test("the installing organization sees whether Panel's own host is connected, and if not why and the command that fixes it", async () => {
+    const { t, member, organizationId } = setup();
+    const thisMachine = async () => (await member('GET', `/servers/this-machine?organizationId=${organizationId}`)).json;
+    // install.sh's setup: the panel-daemon service runs the daemon, and it is not connected.
+    expect(await thisMachine()).toEqual({
+      applies: true,
+      serverId: null,
+      name: null,
+      state: 'external',
+      problem: "This machine's daemon runs as the panel-daemon service, and it is not connected.",
+      fix: 'sudo systemctl enable --now panel-daemon',
+    });
+    // npm start / panel serve supervise it: no engine answers.
+    let supervised = { state: 'no_engine' as const, problem: 'The Docker engine is not running on this machine (x).', fix: 'sudo systemctl start docker' };
+    t.deps.localDaemon = { status: () => supervised };
+    expect(await thisMachine()).toMatchObject({ state: 'no_engine', problem: supervised.problem, fix: 'sudo systemctl start docker' });
+    supervised = { state: 'running', problem: null, fix: null } as never;
+    expect(await thisMachine()).toMatchObject({ state: 'connecting', fix: null });
+    // The daemon says hello over the unix socket: connected, by the local record's name.
+    const socket = new FakeSocket();
+    t.hub.receive(t.hub.open(socket, { listener: 'unix' }), JSON.stringify(helloFrame({ hostname: 'panel-host', daemonKey: { keyId: 'dk_local', publicKey: 'A'.repeat(43) } })));
+    const local = t.db.select().from(server).where(eq(server.isLocal, true)).get()!;
+    expect(await thisMachine()).toEqual({ applies: true, serverId: local.id, name: 'panel-host', state: 'connected', problem: null, fix: null });
+  });
+
+  test('another organization is told it does not apply; a stranger gets 404', async () => {
+    const { t, stranger, organizationId } = setup();
+    const theirs = clientAs(t, stranger);
+    expect((await theirs('GET', `/servers/this-machine?organizationId=${stranger.organizationId}`)).json).toMatchObject({ applies: false, serverId: null, problem: null });
+    expect((await theirs('GET', `/servers/this-machine?organizationId=${organizationId}`)).status).toBe(404);
   });
 });

@@ -1,59 +1,31 @@
-import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
-import type { Service } from '../../../db/schema/index.ts';
+import { Service, ServiceListQuery, ServiceUpdate } from '../../../contract/services.ts';
+import type { Service as ServiceRow } from '../../../db/schema/index.ts';
 import { deleteService, listServices, loadService, updateService } from '../../../domain/services/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { timestampsOf } from '../../present.ts';
-import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
-import { errorResponses } from '../../schemas.ts';
-import { Service as ServiceResponse, ServiceListQuery, ServiceUpdate } from '../../../contract/services.ts';
+import { resourceRoutes } from '../../resource.ts';
 
-const present = (row: Service) => ({
-  id: row.id,
-  environmentId: row.environmentId,
-  name: row.name ?? row.composeServiceName,
-  description: row.description,
-  composeServiceName: row.composeServiceName,
-  metadata: row.metadata,
-  options: row.options,
-  ...timestampsOf(row),
-});
-
+/** Services are derived from Compose, managed allocation and daemon reports: clients cannot create them. */
 export const serviceRoutes = (deps: AppDeps) =>
-  new Elysia({ prefix: '/services', detail: { tags: ['services'] } })
-    .use(clientGuard(deps))
-    .get(
-      '/',
-      ({ actor, query }) => {
-        const page = listServices(deps.db, actor, query.environmentId, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
-      },
-      {
-        query: ServiceListQuery,
-        response: { 200: listEnvelope(ServiceResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-        detail: { summary: 'List the services of an environment' },
-      },
-    )
-    .get('/:id', ({ actor, params }) => present(loadService(deps.db, actor, params.id)), {
-      params: IdParams,
-      response: { 200: ServiceResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
-      detail: { summary: 'Read a service' },
-    })
-    .patch('/:id', ({ actor, params, body }) => present(updateService(deps.db, actor, params.id, body)), {
-      params: IdParams,
+  resourceRoutes({
+    collection: 'services',
+    schema: Service,
+    derive: { name: (row: ServiceRow) => row.name ?? row.composeServiceName },
+    guard: clientGuard(deps),
+    list: {
+      query: ServiceListQuery,
+      run: (actor, query) => listServices(deps.db, actor, query.environmentId, query),
+      summary: 'List the services of an environment',
+    },
+    read: { run: (actor, id) => loadService(deps.db, actor, id), summary: 'Read a service' },
+    update: {
       body: ServiceUpdate,
-      response: { 200: ServiceResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
-      detail: { summary: 'Change the name, description, metadata or options of a service' },
-    })
-    .delete(
-      '/:id',
-      ({ actor, params, set }) => {
-        deleteService(deps.db, actor, params.id);
-        set.status = 204;
-      },
-      {
-        params: IdParams,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'validation_failed') },
-        detail: { summary: 'Delete a service (409 has_dependents while bindings, tenancies, hostings or containers hold it)' },
-      },
-    );
+      run: (actor, id, body) => updateService(deps.db, actor, id, body),
+      summary: 'Change the name, description, metadata or options of a service',
+    },
+    remove: {
+      run: (actor, id) => deleteService(deps.db, actor, id),
+      errors: ['has_dependents'],
+      summary: 'Delete a service (409 has_dependents while bindings, tenancies, hostings or containers hold it)',
+    },
+  });

@@ -1,6 +1,7 @@
 /**
  * The daemon surface (/api/daemon/v1). Daemons are not users: no session, no API token.
- *   POST /enroll {token, hostname, machineId, publicKey, keyId} -> {serverId, credential}
+ *   POST /enroll {token, hostname, machineId, publicKey, keyId, name?} -> {serverId, credential}
+ *   GET  /install.sh, /panel-daemon.service, /executable/<platform>[.sha256]  (downloads.ts)
  * 201 for a new server, 200 when a token made to replace a server gave that record to this
  * machine (its credential and key rotated, and its live connection, holding the old credential,
  * closed with 4003); 409 machine_already_enrolled for a machine already enrolled and an ordinary token.
@@ -11,9 +12,10 @@ import { CLOSE_CODES, Enrolled, EnrollRequest } from '../../../contract/daemon-p
 import { enrollServer } from '../../../domain/servers/enroll.ts';
 import { clientAddressOf } from '../../plugins/client-address.ts';
 import { errorResponses } from '../../schemas.ts';
+import { downloadRoutes } from './downloads.ts';
 
 export const daemonV1 = (deps: AppDeps) =>
-  new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).post(
+  new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).use(downloadRoutes(deps)).post(
     '/enroll',
     ({ body, request, set }) => {
       const enrolled = enrollServer(deps.db, deps.clock, body, clientAddressOf(request));
