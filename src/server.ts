@@ -14,6 +14,8 @@ import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
 import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
+import { backupMaker } from './ops/backups.ts';
+import { diskFullMonitor } from './ops/disk-full.ts';
 import { DatabaseRefusal, isDamageError, openCheckedDatabase, restoreAdvice, writeInstallMarker } from './ops/database-check.ts';
 import { systemClock } from './lib/clock.ts';
 import { selfExecutable } from './ops/executable.ts';
@@ -84,7 +86,9 @@ export async function serve(config: Config, logger: Logger, options: ServeOption
   const hub = new DaemonHub({ db, clock: systemClock, logger, localCredential });
   const localDaemon = config.localDaemon === 'auto' && options.selfCommand ? localDaemonSupervisor(config, logger, options.selfCommand) : undefined;
   const executable = options.selfCommand ? selfExecutable(options.selfCommand, config.dataDir, logger) : undefined;
-  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon, executable };
+  // One disk-full state and one backup queue for both listeners.
+  const operations = { diskFull: diskFullMonitor(config.dataDir, logger), backups: backupMaker(config, systemClock) };
+  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon, executable, ...operations };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);
   } catch (error) {
