@@ -9,7 +9,7 @@ import { countSealedByKeyId, formatKeyIdCounts, keyIdsMissingFromRing } from './
 import { allowNewLocalDaemonKey } from './domain/servers/local-key.ts';
 import { DomainError } from './lib/errors.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
-import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from './db/migrations.ts';
 import { backupDatabase, OperationError, restoreDatabase } from './ops/backup.ts';
 import { checkDatabaseFully, DatabaseRefusal } from './ops/database-check.ts';
 import { openMigratedDatabase, serve, StartupError } from './server.ts';
@@ -120,7 +120,7 @@ const commands: Record<string, Command> = {
     }
     process.umask(0o077);
     const current = config();
-    const report = await restoreDatabase(current, parseKeyRing(current.secrets), resolve(source), embeddedMigrations());
+    const report = await restoreDatabase(current, parseKeyRing(current.secrets), resolve(source), MIGRATIONS);
     process.stdout.write(`restored ${resolve(source)} into ${current.databaseFile}\n`);
     const unopenable = Object.entries(report.unopenable);
     if (unopenable.length === 0) return 0;

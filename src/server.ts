@@ -11,7 +11,7 @@ import { DaemonHub } from './daemon/hub.ts';
 import { PASSED_ENVIRONMENT } from './daemon/agent/docker-cli.ts';
 import { LocalDaemonSupervisor } from './daemon/local-supervisor.ts';
 import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
-import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from './db/migrations.ts';
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
 import { backupMaker } from './ops/backups.ts';
@@ -49,7 +49,7 @@ export function openMigratedDatabase(config: Config, logger: Logger): Database {
     throw error;
   }
   try {
-    const applied = migrate(sqlite, embeddedMigrations());
+    const applied = migrate(sqlite, MIGRATIONS);
     if (applied > 0) logger.info('database migrated', { applied, file: config.databaseFile });
     writeInstallMarker(config.dataDir);
   } catch (error) {

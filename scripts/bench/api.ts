@@ -24,7 +24,7 @@ import { generateKeyRingText, parseKeyRing } from '../../src/crypto/keyring.ts';
 import { createDb, openDatabase } from '../../src/db/client.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { DaemonHub } from '../../src/daemon/hub.ts';
-import { embeddedMigrations } from '../../src/db/migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from '../../src/db/migrations.ts';
 import { apiToken, environment, type NewService, type NewVariable, project, service, user, variable, workspace } from '../../src/db/schema/index.ts';
 import { createOrganization } from '../../src/domain/organizations/service.ts';
 import { systemClock } from '../../src/lib/clock.ts';
@@ -114,7 +114,7 @@ async function main() {
   const keyRing = generateKeyRingText();
   const config = loadConfig({ PANEL_DATA_DIR: dataDir, PANEL_SECRETS: keyRing, PANEL_LOG_LEVEL: 'error' }, () => keyRing);
   const sqlite = openDatabase(config.databaseFile);
-  migrate(sqlite, embeddedMigrations());
+  migrate(sqlite, MIGRATIONS);
   const db = createDb(sqlite);
   const hub = new DaemonHub({ db, clock: systemClock, logger: silentLogger });
   const deps: AppDeps = { config, sqlite, db, keyring: parseKeyRing(config.secrets), clock: systemClock, logger: silentLogger, hub };

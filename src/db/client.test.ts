@@ -10,7 +10,7 @@ import { insertRow, openMigratedDatabase, updateRow } from '../../test/db.ts';
 import { isUuid } from '../lib/ids.ts';
 import { createDb, openDatabase } from './client.ts';
 import { migrate } from './migrate.ts';
-import { embeddedMigrations } from './migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from './migrations.ts';
 import { organization, project, workspace } from './schema/index.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'panel-db-'));
@@ -56,7 +56,7 @@ describe('createDb', () => {
   test('a transaction that reads before it writes waits for another connection\'s write lock instead of failing', async () => {
     const file = join(scratch, 'locked.db');
     const sqlite = openDatabase(file);
-    migrate(sqlite, embeddedMigrations());
+    migrate(sqlite, MIGRATIONS);
     const db = createDb(sqlite);
     const worker = await holdWriteLock(file, 300);
     // Deferred, the read would start a snapshot and the write would fail at once with SQLITE_BUSY:
