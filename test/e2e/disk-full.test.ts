@@ -95,7 +95,7 @@ test.skipIf(Boolean(skipReason))('a full disk answers 507, turns readiness false
   rmSync(filler);
   const ready = await fetch(`${panel.url}/api/health/ready`);
   expect(ready.status).toBe(200);
-  expect(panel.logs()).toContain('the data directory has space again');
+  await panel.waitForLog('the data directory has space again');
   for (let i = 0; i < 5; i++) expect((await createTag(`after-${i}`)).status).toBe(201);
 
   panel.process.kill('SIGTERM');
