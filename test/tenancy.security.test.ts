@@ -84,6 +84,8 @@ function seedOrganization(t: TestApp, caller: TestCaller): Ids {
   add('replica', { managed_id: managedId, server_id: serverId });
   const deploymentId = add('deployment', { environment_id: environmentId, kind: 'deploy', desired_generation: 1 });
   add('daemon_command', { server_id: serverId, deployment_id: deploymentId, kind: 'stop', payload: '{}', expires_at: t.clock.now().getTime() + 3_600_000 });
+  add('fabric_member', { server_id: serverId, organization_id: org, mesh_address: '10.209.0.1', listen_port: 51820, desired_hash: `sha256:${'0'.repeat(64)}` });
+  add('fabric_subnet', { organization_id: org, environment_id: environmentId, server_id: serverId, network: 'mesh', subnet: '10.210.0.0/24' });
   add('join_token', { organization_id: org, created_by_user_id: caller.userId, token_hash: hashToken(newOpaqueToken('pnj')), expires_at: t.clock.now().getTime() + 3_600_000 });
   const systemPrincipalId = add('principal', { organization_id: org, kind: 'system', provider: 'server', username: 'app', applied_username: 'app' });
   const databasePrincipalId = add(

@@ -16,23 +16,29 @@
  *   secrets only as files, and only those its services use (inject-variables.ts);
  * - container names per the project's containerNaming and platform labels (naming.ts);
  * - `x-panel.placement.server_id` at the root (Compose ignores `x-*` keys; the deploy preview
- *   shows it) and `name: pn-<environmentId>`, the project name the daemon runs it under.
+ *   shows it) and `name: pn-<environmentId>`, the project name the daemon runs it under;
+ * - `driver: overlay` networks as bridges: routed over the organization's fabric with a subnet of
+ *   their own on every server they span, with fixed container addresses and `extra_hosts` for
+ *   the services elsewhere; plain bridges otherwise (overlay-networks.ts).
  * The text is written by writeComposeYaml (compose-yaml.ts), which reads back as the same model
  * as stringifyComposeModel's output but is about a hundred times faster on large projects.
  */
+import type { FabricNetwork } from '../contract/fabric.ts';
 import { validationFailed } from '../lib/errors.ts';
 import { writeComposeYaml } from './compose-yaml.ts';
 import { composeServiceOf, servicesOnServer } from './instances.ts';
 import { injectVariables, planSecrets, type CompiledSecret } from './inject-variables.ts';
 import { composeInvalid } from './limits.ts';
 import { mergeCompose } from './merge.ts';
+import { type FabricAllocation, type FabricSubnet, OverlayNetworks } from './overlay-networks.ts';
 import { applyPlatformLabels, type ContainerNaming, composeProjectName, customContainerName, secretFileReference, uuidContainerName } from './naming.ts';
-import { type Placement, type PlannerServer, planPlacement, type PreviousReplica } from './planner/plan.ts';
+import { type FabricReadiness, type Placement, type PlannerServer, planPlacement, type PreviousReplica } from './planner/plan.ts';
 import { type StoredPolicy, validateCompose } from './validate.ts';
 import { copyJson, isMapping, type JsonObject } from './values.ts';
 import type { ResolvedVariable } from './variables.ts';
 
 export type { CompiledSecret } from './inject-variables.ts';
+export type { FabricAllocation, FabricSubnet } from './overlay-networks.ts';
 
 export interface CompileServiceRow {
   id: string;
@@ -55,8 +61,8 @@ export interface PlacementContext {
   servers: readonly PlannerServer[];
   /** Where each replica ran (the environment's container rows). */
   previous: readonly PreviousReplica[];
-  /** The organization's overlay fabric. */
-  fabric: { enabled: boolean };
+  /** The organization's overlay fabric: on, and where it is not ready. */
+  fabric: FabricReadiness;
 }
 
 export interface CompileInput {
@@ -76,6 +82,8 @@ export interface CompileInput {
   principals: Readonly<Record<string, CompilePrincipal>>;
   /** The Compose policy the merged document is held to (domain/compose/policy.ts decides it). */
   policy: StoredPolicy;
+  /** The container range and subnets, when the fabric is on (a network spanning servers needs it). */
+  fabric?: FabricAllocation;
 }
 
 /** A container row deploy pre-allocates (status pending). */
@@ -96,6 +104,8 @@ export interface ServerDocument {
   /** Files the daemon must receive (as pndaemon envelopes), named by secretFileReference; no contents. */
   secrets: CompiledSecret[];
   containers: CompiledContainer[];
+  /** The networks of this document that span servers over the fabric (the daemon's routes and forward rules). */
+  fabric: FabricNetwork[];
 }
 
 export interface CompileResult {
@@ -104,6 +114,8 @@ export interface CompileResult {
   placement: Placement;
   /** One per server the plan uses, the anchor's first (none when nothing is placed). */
   documents: ServerDocument[];
+  /** The environment's subnets of spanning networks after this plan: what the deploy keeps. */
+  subnets: FabricSubnet[];
   warnings: string[];
 }
 
@@ -143,15 +155,16 @@ export function compile(input: CompileInput): CompileResult {
     }
   }
   for (const { service } of serviceList) removeScheduling(service);
+  const overlayNetworks = new OverlayNetworks(merged, placement, input.fabric);
 
   const names = new Map(input.placement.servers.map((server) => [server.id, server.name]));
   const documents = placement.servers.map((serverId) =>
-    compileServer(input, { project, merged, serviceList, placement, serverId, serverName: names.get(serverId) ?? serverId, copy: placement.servers.length > 1 }, warnings),
+    compileServer(input, { project, merged, serviceList, placement, overlayNetworks, serverId, serverName: names.get(serverId) ?? serverId, copy: placement.servers.length > 1 }, warnings),
   );
   if (typeof merged.name === 'string' && merged.name !== project) {
     warnings.push(`name "${merged.name}" is replaced by the platform project name ${project}`);
   }
-  return { project, placement, documents, warnings: [...new Set(warnings)] };
+  return { project, placement, documents, subnets: overlayNetworks.subnets, warnings: [...new Set(warnings)] };
 }
 
 interface ServerTarget {
@@ -159,6 +172,7 @@ interface ServerTarget {
   merged: JsonObject;
   serviceList: readonly CompiledService[];
   placement: Placement;
+  overlayNetworks: OverlayNetworks;
   serverId: string;
   serverName: string;
   /** Several servers share the merged services: each works on its own copy. */
@@ -166,7 +180,7 @@ interface ServerTarget {
 }
 
 function compileServer(input: CompileInput, target: ServerTarget, warnings: string[]): ServerDocument {
-  const { project, merged, serviceList, placement, serverId } = target;
+  const { project, merged, serviceList, placement, overlayNetworks, serverId } = target;
   const naming = input.containerNaming ?? 'uuid';
   const ordinals = placement.byServer.get(serverId)!;
   const variables = input.variablesOn(serverId);
@@ -193,6 +207,7 @@ function compileServer(input: CompileInput, target: ServerTarget, warnings: stri
           ? uuidContainerName(row.id, ordinal)
           : customContainerName({ project, composeServiceName: key, ordinal, instances: total, authored: authoredName });
       service.container_name = containerName;
+      overlayNetworks.compileService(service, key, ordinal, serverId, warnings);
       const dropped = applyPlatformLabels(service, {
         organizationId: input.organizationId,
         projectId: input.projectId,
@@ -210,11 +225,11 @@ function compileServer(input: CompileInput, target: ServerTarget, warnings: stri
   const model: JsonObject = { name: project };
   for (const [key, value] of Object.entries(merged)) {
     if (key === 'name' || key === 'x-panel' || key === 'secrets') continue;
-    model[key] = key === 'services' ? compiledServices : value;
+    model[key] = key === 'services' ? compiledServices : key === 'networks' ? overlayNetworks.compileNetworks(value, serverId, warnings) : value;
   }
   if (Object.keys(topSecrets).length > 0) model.secrets = topSecrets;
   model['x-panel'] = { placement: { server_id: serverId } };
-  return { serverId, yaml: writeComposeYaml(model), model, secrets: secretPlan.secrets, containers };
+  return { serverId, yaml: writeComposeYaml(model), model, secrets: secretPlan.secrets, containers, fabric: overlayNetworks.networksOn(serverId, merged) };
 }
 
 /** Applies and removes the service's `x-panel`. */

@@ -8,6 +8,7 @@
  *   hub -> agent   welcome                    the canonical server record the hello resolved to
  *   hub -> agent   command                    durable: redelivered until a result arrives
  *   agent -> hub   ack, report?, result       ack on receipt; report(s) then result when done
+ *   agent -> hub   fabric                     the server's overlay fabric state (src/contract/fabric.ts)
  *   hub -> agent   ping    agent -> hub pong  liveness, either way round
  *
  * Unknown object keys are ignored (a newer peer may add fields); unknown frame types, missing
@@ -17,6 +18,7 @@
  */
 import * as v from 'valibot';
 import { toContainerState } from './container-state.ts';
+import { FabricCommandPayload, FabricNetwork, FabricStatus } from './fabric.ts';
 
 /** Where a daemon enrolls (POST) and where it connects (WebSocket), relative to the control plane's URL. */
 export const ENROLL_PATH = '/api/daemon/v1/enroll';
@@ -98,7 +100,12 @@ const DeploySecret = v.object({
  */
 const DeployPolicy = v.object({ hostAccess: v.boolean(), platform: v.boolean() });
 
-/** Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, check them against `policy`, then `up -d`. */
+/**
+ * Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, check them against
+ * `policy`, then `up -d`. `fabric` lists the document's networks that span servers: the daemon
+ * routes and admits them over its fabric interface before `up` (and forgets them when a later
+ * deploy has none); the policy allows their bridge and subnet and nothing else of the kind.
+ */
 const DeployCommand = v.object({
   type: v.literal('command'),
   id: commandId,
@@ -112,8 +119,12 @@ const DeployCommand = v.object({
       v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
     ),
     policy: v.optional(DeployPolicy),
+    fabric: v.optional(v.pipe(v.array(FabricNetwork), v.maxLength(64))),
   }),
 });
+
+/** Fabric: bring the server's WireGuard interface, peers, routes and rules to `config` (`up`), or remove them (`down`). */
+const FabricCommand = v.object({ type: v.literal('command'), id: commandId, kind: v.literal('fabric'), payload: FabricCommandPayload });
 
 /** Stop (`compose stop`: containers kept) or destroy (`down --volumes`, the project folder removed). */
 const StopOrDestroyPayload = v.object({ deploymentId: uuid, project: projectName });
@@ -159,7 +170,7 @@ export const Frame = v.variant('type', [
   v.object({ type: v.literal('welcome'), serverId: uuid }),
   /** hub -> agent: one durable command. The agent runs an id at most once; a redelivered id is
    * acked again and, once finished, answered with the recorded result. */
-  v.variant('kind', [DeployCommand, StopCommand, DestroyCommand]),
+  v.variant('kind', [DeployCommand, StopCommand, DestroyCommand, FabricCommand]),
   /** agent -> hub: the command was received and will run (or already ran). */
   v.object({ type: v.literal('ack'), id: commandId }),
   /** agent -> hub: the command finished; `data` on success, `error` on failure. */
@@ -175,6 +186,9 @@ export const Frame = v.variant('type', [
     project: projectName,
     containers: v.array(ReportedContainer),
   }),
+  /** agent -> hub: the overlay fabric on this server: after connecting, after every apply, and
+   * every minute while its interface is up. */
+  v.object({ type: v.literal('fabric'), ...FabricStatus.entries }),
   /** either way: liveness probe; `ts` is the sender's clock in epoch milliseconds. */
   v.object({ type: v.literal('ping'), ts: v.number() }),
   /** either way: answer to `ping`, echoing its `ts`. */
@@ -189,6 +203,7 @@ export type CommandFrame = FrameOf<'command'>;
 export type CommandKind = CommandFrame['kind'];
 export type ResultFrame = FrameOf<'result'>;
 export type ReportFrame = FrameOf<'report'>;
+export type FabricFrame = FrameOf<'fabric'>;
 export type ReportedContainer = v.InferOutput<typeof ReportedContainer>;
 export type CommandFailure = v.InferOutput<typeof CommandFailure>;
 

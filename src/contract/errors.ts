@@ -69,6 +69,8 @@ export const ERROR_CATALOG = {
   server_key_missing: { status: 409, when: "a deploy carrying secrets targets a server whose daemon key is unknown" },
   secret_unreadable: { status: 409, when: 'a stored secret cannot be opened with the current key ring' },
   not_deployed: { status: 409, when: 'the environment has not been deployed yet' },
+  fabric_range_exhausted: { status: 409, when: "the organization's fabric range has no free mesh address, port or subnet left; `path` names the setting to widen" },
+  fabric_range_in_use: { status: 409, when: 'a fabric range cannot change while the fabric is on (mesh range) or while subnets of it are in use (container range)' },
   no_eligible_server: { status: 409, when: "the planner can place nothing: no connected server of the organization can take a service with replicas or placement" },
   // 410
   already_installed: { status: 410, when: 'Panel is already installed' },

@@ -9,6 +9,8 @@ export const Organization = v.object({
   isRandomizeUsernames: v.boolean(),
   isDeployHooksEnabled: v.boolean(),
   isHostAccessAllowed: v.boolean(),
+  /** The overlay fabric is on (its settings and state: GET /organizations/{id}/fabric). */
+  isFabricEnabled: v.boolean(),
   ...Timestamps,
 });
 export type Organization = v.InferOutput<typeof Organization>;

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { ListQuery, refuseArrays, strict, Text, Timestamp, Timestamps, Uuid } from './common.ts';
 import { serverFlags, serverStatuses } from './enums.ts';
+import { Datacenter, FabricEndpoint } from './fabric.ts';
 
 /** A server label key (what `node.labels.<key>` constraints and spread preferences match; tags stay tags): letters, digits, `.`, `_`, `-`, starting with a letter or digit; at most 63. */
 export const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -23,6 +24,10 @@ export const ServerUpdate = strict({
   name: v.optional(Text(255)),
   /** Replaces the server's whole label set. */
   labels: v.optional(Labels),
+  /** Where the other servers' fabric reaches this one (`host`, `host:port`, `[v6]:port`); null: what its daemon reports. */
+  fabricEndpoint: v.optional(v.nullable(FabricEndpoint)),
+  /** Servers naming the same datacenter reach each other over the fabric at their private addresses. */
+  datacenter: v.optional(v.nullable(Datacenter)),
 });
 export type ServerUpdate = v.InferInput<typeof ServerUpdate>;
 export const ServerListQuery = v.object({ organizationId: Uuid, ...ListQuery });
@@ -43,6 +48,14 @@ export const Server = v.object({
   daemonKeyId: v.nullable(v.string()),
   /** Key/value labels placement constraints and spread preferences match (`node.labels.<key>`). */
   labels: v.record(v.string(), v.string()),
+  /** The daemon's WireGuard public key (the overlay fabric); null until its daemon reported one. */
+  wireguardPublicKey: v.nullable(v.string()),
+  /** Addresses the daemon reported the server can be reached at. */
+  fabricCandidates: v.array(v.string()),
+  /** Set by an admin: where the other servers' fabric reaches this one; wins over the candidates. */
+  fabricEndpoint: v.nullable(v.string()),
+  /** Set by an admin: servers in one datacenter prefer each other's private addresses. */
+  datacenter: v.nullable(v.string()),
   ...Timestamps,
 });
 export type Server = v.InferOutput<typeof Server>;

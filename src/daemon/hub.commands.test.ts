@@ -37,7 +37,8 @@ function setup() {
 }
 
 const commandRow = (t: TestApp, id: string) => t.db.select().from(daemonCommand).where(eq(daemonCommand.id, id)).get()!;
-const deploymentRow = (t: TestApp, id: string) => t.db.select().from(deployment).where(eq(deployment.id, id)).get()!;
+/** The deployment of a deploy, stop or destroy command (theirs is never null). */
+const deploymentRow = (t: TestApp, id: string | null) => t.db.select().from(deployment).where(eq(deployment.id, id!)).get()!;
 const send = (t: TestApp, connection: HubConnection, frame: object) => t.hub.receive(connection, JSON.stringify(frame));
 
 describe('command lifecycle', () => {

@@ -24,6 +24,8 @@
  * - tick() (every tickIntervalMs once started; tests call it with a manual clock) closes
  *   connections without hello or silent for idleTimeoutMs, pings every pingIntervalMs, writes
  *   last_seen_at in one batch and runs the command expiry sweep.
+ * - `fabric` frames (the server's overlay fabric state) are recorded; fabric commands they cause
+ *   (a new key reconciles the mesh, a member behind gets its configuration again) are dispatched.
  * - Connects and disconnects are published on the change feed (feed.server) for /ws/client/v1;
  *   the tick's last_seen_at touches of connected servers are not (a connected server is seen now).
  */
@@ -36,6 +38,7 @@ import { serverForCredential } from '../domain/servers/enroll.ts';
 import { findServer } from '../domain/servers/queries.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import { onFabricStatus } from './hub/fabric.ts';
 import { ChangeFeed } from './hub/feed.ts';
 import { expireCommands, onAck, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
 import {
@@ -84,6 +87,8 @@ export class HubConnection {
   lastPingAt: number;
   seenSinceTick = false;
   closed = false;
+  /** Whether a `fabric` frame came on this connection yet (the first one retries a failed configuration). */
+  fabricReported = false;
   /** Command ids sent on this connection: never twice on one connection. */
   readonly sent = new Set<string>();
 
@@ -182,6 +187,12 @@ export class DaemonHub {
         return onResult(this.outcomes, daemon, frame);
       case 'report':
         return onReport(this.outcomes, daemon, frame);
+      case 'fabric': {
+        const first = !connection.fabricReported;
+        connection.fabricReported = true;
+        for (const serverId of onFabricStatus(this.outcomes, daemon, frame, first)) this.dispatch(serverId);
+        return;
+      }
       case 'ping':
         return this.send(connection, { type: 'pong', ts: frame.ts });
       case 'pong':
@@ -331,7 +342,7 @@ export class DaemonHub {
   private failUndeliverable(commandId: string, message: string): void {
     const deployment = this.options.db.transaction((tx) => {
       const command = failUndeliverable(tx, commandId, message, this.options.clock.now());
-      return command ? settleDeployment(tx, command.deploymentId) : null;
+      return command?.deploymentId ? settleDeployment(tx, command.deploymentId) : null;
     });
     if (deployment) this.feed.deployment(deployment);
   }

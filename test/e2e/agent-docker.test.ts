@@ -16,9 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { secretFileReference } from '../../src/compose/naming.ts';
 import { generateDaemonKeyPair, sealForDaemon } from '../../src/crypto/index.ts';
-import { ComposeRunner } from '../../src/daemon/agent/compose-runner.ts';
+import { ComposeRunner, type ProjectCommand } from '../../src/daemon/agent/compose-runner.ts';
 import { createCommandRunner, DockerCli } from '../../src/daemon/agent/docker-cli.ts';
-import type { CommandFrame } from '../../src/contract/daemon-protocol.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
@@ -78,7 +77,7 @@ describe.each(generations)('agent on a real engine: $name', ({ env, expected }) 
   const run = createCommandRunner({ PATH: process.env.PATH, ...env }, createLogger('debug', (line) => logLines.push(line)));
   const docker = (...args: string[]) => run(['docker', ...args]);
 
-  const command = (kind: 'deploy' | 'stop' | 'destroy', withWorker = true, secretValue = SECRET_VALUE): CommandFrame =>
+  const command = (kind: 'deploy' | 'stop' | 'destroy', withWorker = true, secretValue = SECRET_VALUE): ProjectCommand =>
     kind === 'deploy'
       ? {
           type: 'command',

@@ -32,6 +32,8 @@ export interface LabHost {
   spawn(cmd: string[], env?: Record<string, string>): Subprocess<'ignore', 'pipe', 'pipe'>;
   /** `docker ...` against this host's engine. */
   docker(...args: string[]): Promise<RunResult>;
+  /** Stops the host's Docker engine (its containers stop with it); `FleetLab.startEngines()` starts it again. */
+  stopEngine(): Promise<void>;
 }
 
 export interface FleetLab {
@@ -39,6 +41,8 @@ export interface FleetLab {
   rootIp: string;
   hosts: LabHost[];
   host(name: string): LabHost;
+  /** Starts every host's engine that is not running (fleet-lab.sh up keeps the others). */
+  startEngines(): Promise<void>;
   /** Imports a minimal image made from a binary of this machine into every host (fleet-lab.sh image-from-binary). */
   imageFromBinary(name: string, binary: string, ...files: string[]): Promise<void>;
   down(): Promise<void>;
@@ -107,6 +111,20 @@ async function describeLab(labEnv: Record<string, string>, count: number): Promi
           stderr: 'pipe',
         }),
       docker: (...args) => run(['docker', ...args], env),
+      async stopEngine() {
+        const pid = Number(readFileSync(join(labEnv.FLEET_LAB!, name, 'dockerd.pid'), 'utf8').trim());
+        process.kill(pid, 'SIGTERM');
+        // dockerd stops its containers (up to its 3 s shutdown timeout), then exits.
+        for (let waited = 0; waited < 30_000; waited += 100) {
+          try {
+            process.kill(pid, 0);
+          } catch {
+            return;
+          }
+          await Bun.sleep(100);
+        }
+        throw new Error(`${name}: dockerd ${pid} did not stop within 30 s`);
+      },
     });
   }
   return {
@@ -116,6 +134,9 @@ async function describeLab(labEnv: Record<string, string>, count: number): Promi
       const found = hosts.find((host) => host.name === name);
       if (!found) throw new Error(`no lab host ${name}`);
       return found;
+    },
+    async startEngines() {
+      await output('up', String(count));
     },
     async imageFromBinary(image, binary, ...files) {
       await output('image-from-binary', image, binary, ...files);

@@ -7,8 +7,10 @@ import { call, type Organization, type Page } from './api.ts';
 import type { MembershipRole as Role } from '../../src/contract/enums.ts';
 import type { CreatedInvitation, Invitation, InvitationAccept, InvitationAccepted, Membership } from '../../src/contract/members.ts';
 import type { OrganizationUpdate } from '../../src/contract/organizations.ts';
+import type { FabricSettingsUpdate, FabricView } from '../../src/contract/fabric.ts';
 
-export type { Invitation, Membership, Role };
+export type { FabricView, Invitation, Membership, Role };
+export type FabricServer = FabricView['servers'][number];
 export type OrganizationSettings = Organization;
 export type OrganizationChanges = OrganizationUpdate;
 
@@ -23,6 +25,10 @@ type ListQuery = { organizationId: string; cursor?: string };
 export const organizationApi = {
   get: (id: string) => call<OrganizationSettings>('GET', `client/v1/organizations/${id}`),
   update: (id: string, changes: OrganizationChanges) => call<OrganizationSettings>('PATCH', `client/v1/organizations/${id}`, changes),
+  fabric: {
+    get: (id: string) => call<FabricView>('GET', `client/v1/organizations/${id}/fabric`),
+    update: (id: string, changes: FabricSettingsUpdate) => call<FabricView>('PATCH', `client/v1/organizations/${id}/fabric`, changes),
+  },
   memberships: {
     list: (query: ListQuery) => call<Page<Membership>>('GET', 'client/v1/memberships', undefined, query),
     changeRole: (id: string, role: Role) => call<Membership>('PATCH', `client/v1/memberships/${id}`, { role }),

@@ -17,6 +17,7 @@ import { OrganizationPage, WorkspacePage } from './pages/browse.tsx';
 import { ProjectPage } from './pages/project.tsx';
 import { EnvironmentPage } from './pages/environment.tsx';
 import { ServersPage } from './pages/servers.tsx';
+import { FabricPage } from './pages/fabric.tsx';
 import { ServicePage } from './pages/service.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { OrganizationTagsPage } from './pages/tags.tsx';
@@ -35,6 +36,7 @@ const ROUTES: [pattern: string, page: (id: string) => JSX.Element][] = [
   ['/environments/:id', (id) => <EnvironmentPage id={id} />],
   ['/services/:id', (id) => <ServicePage id={id} />],
   ['/organizations/:id/servers', (id) => <ServersPage organizationId={id} />],
+  ['/organizations/:id/fabric', (id) => <FabricPage organizationId={id} />],
   ['/organizations/:id/tags', (id) => <OrganizationTagsPage id={id} />],
   ['/organizations/:id/principals', (id) => <PrincipalsPage organizationId={id} />],
   ['/organizations/:id/managed', (id) => <ManagedPage organizationId={id} />],
@@ -98,6 +100,11 @@ function ShellFrame({ session, onSignedOut }: ShellProps) {
           {current && (
             <Link class="sidebar-link" href={`/organizations/${current}/servers`} aria-current={path === `/organizations/${current}/servers` ? 'page' : undefined}>
               Servers
+            </Link>
+          )}
+          {current && (
+            <Link class="sidebar-link" href={`/organizations/${current}/fabric`} aria-current={path === `/organizations/${current}/fabric` ? 'page' : undefined}>
+              Overlay fabric
             </Link>
           )}
           {current && (

@@ -36,7 +36,8 @@ interface Case {
   /** `service.ordinal` → server name. */
   previous?: Record<string, string>;
   instances?: Record<string, number>;
-  fabric?: boolean;
+  /** true: on and ready everywhere; a list: on, and not ready on these servers. */
+  fabric?: boolean | string[];
   /** Per service, the server name of each ordinal (ordinals 1..n unless `ordinals` says otherwise). */
   expect?: Record<string, string[]>;
   /** Global services: ordinal → server name. */
@@ -59,7 +60,10 @@ function inputOf(c: Case): PlannerInput {
     servers,
     anchorServerId: idOf(c.anchor ?? 'h1'),
     previous,
-    fabric: { enabled: c.fabric === true },
+    fabric: {
+      enabled: c.fabric !== undefined && c.fabric !== false,
+      unready: new Map(Array.isArray(c.fabric) ? c.fabric.map((name) => [idOf(name), 'the daemon has not applied the configuration yet']) : []),
+    },
   };
 }
 
@@ -335,7 +339,29 @@ const CASES: Case[] = [
   {
     name: 'a plan spanning servers on an overlay network needs the fabric: turbofabric_required',
     yaml: 'services: {web: {image: a, networks: [mesh], deploy: {replicas: 2}}}\nnetworks: {mesh: {driver: overlay}}',
-    refusal: { code: 'turbofabric_required', status: 422, path: 'networks.mesh.driver', message: /runs on 2 servers \(h1, h2\).*overlay fabric, which is off/ },
+    refusal: { code: 'turbofabric_required', status: 422, path: 'networks.mesh.driver', message: /network mesh, whose driver is overlay, has services on 2 servers \(h1, h2\).*overlay fabric, which is off/ },
+  },
+  {
+    name: 'with the fabric on but not converged on a server of the network: turbofabric_required naming it and why',
+    fabric: ['h2', 'h3'],
+    yaml: 'services: {web: {image: a, networks: [mesh], deploy: {replicas: 2}}}\nnetworks: {mesh: {driver: overlay}}',
+    refusal: {
+      code: 'turbofabric_required',
+      status: 422,
+      path: 'networks.mesh.driver',
+      message: /not ready on h2 \(h2: the daemon has not applied the configuration yet\)/,
+    },
+  },
+  {
+    name: 'a server that is not ready does not matter when the network does not span it',
+    fabric: ['h3'],
+    yaml: 'services: {web: {image: a, networks: [mesh], deploy: {replicas: 2}}, other: {image: a, deploy: {placement: {constraints: [node.hostname == host-h3]}}}}\nnetworks: {mesh: {driver: overlay}}',
+    expect: { web: ['h1', 'h2'], other: ['h3'] },
+  },
+  {
+    name: 'an overlay network whose services share one server needs no fabric, though the plan spans servers',
+    yaml: 'services: {db: {image: a, networks: [mesh]}, api: {image: a, networks: [mesh]}, web: {image: a, deploy: {replicas: 2}}}\nnetworks: {mesh: {driver: overlay}}',
+    expect: { db: ['h1'], api: ['h1'], web: ['h1', 'h2'] },
   },
   {
     name: 'an overlay default network counts for services naming no network',
@@ -400,6 +426,17 @@ describe('the placement as the compiler reads it', () => {
     expect(placement.servers.map(nameOf)).toEqual(['h2', 'h1', 'h3']);
     const byServer = Object.fromEntries([...placement.byServer].map(([id, here]) => [nameOf(id), Object.fromEntries(here)]));
     expect(byServer).toEqual({ h1: { web: [2] }, h2: { web: [1], db: [1] }, h3: { web: [3], cache: [1, 2] } });
+  });
+
+  test('spanning: each overlay network with services on several servers, with those servers', () => {
+    const placement = planPlacement(
+      inputOf({
+        name: 'spanning',
+        fabric: true,
+        yaml: 'services: {web: {image: a, networks: [front, back], deploy: {replicas: 2}}, db: {image: a, networks: [back, local]}}\nnetworks: {front: {driver: overlay}, back: {driver: overlay}, local: {driver: overlay}}',
+      }),
+    );
+    expect(Object.fromEntries([...placement.spanning].map(([network, ids]) => [network, ids.map(nameOf)]))).toEqual({ front: ['h1', 'h2'], back: ['h1', 'h2'] });
   });
 
   test('deterministic: the same input plans the same, and the input is not changed', () => {

@@ -23,8 +23,10 @@
  *    the fewest of the service on the server, then the anchor, then the lightest server of the
  *    plan, then the organization's server order. Global services get one replica on every
  *    allowed server, a server keeping its previous ordinal.
- * 5. A plan on several servers whose services join a `driver: overlay` network needs the
- *    organization's overlay fabric: without it, turbofabric_required.
+ * 5. A `driver: overlay` network whose services are placed on several servers spans them: it
+ *    needs the organization's overlay fabric, on and converged on each of those servers;
+ *    otherwise turbofabric_required naming the network and the servers. An overlay network
+ *    all of whose services share one server needs no fabric (it becomes a plain bridge there).
  */
 import { composeInvalid } from '../limits.ts';
 import type { JsonObject } from '../values.ts';
@@ -58,8 +60,14 @@ export interface PlannerInput {
   /** The environment pin or the project default. */
   anchorServerId: string;
   previous: readonly PreviousReplica[];
-  /** The organization's overlay fabric (a later issue): while off, no plan may span servers on an overlay network. */
-  fabric: { enabled: boolean };
+  /** The organization's overlay fabric: while off, no overlay network may span servers. */
+  fabric: FabricReadiness;
+}
+
+export interface FabricReadiness {
+  enabled: boolean;
+  /** Servers where the fabric is not (yet) usable, with the reason; the others are converged members. */
+  unready?: ReadonlyMap<string, string>;
 }
 
 export interface PlacedReplica {
@@ -75,6 +83,8 @@ export interface Placement {
   servers: string[];
   /** Per server, the ordinals of each service placed there. */
   byServer: Map<string, Map<string, number[]>>;
+  /** `driver: overlay` networks whose services run on several servers: those servers, in plan order. */
+  spanning: Map<string, string[]>;
   warnings: string[];
 }
 
@@ -162,9 +172,10 @@ class Planner {
     }
     const rank = (id: string) => (id === this.anchor.server.id ? -1 : this.slotById.get(id)!.index);
     const servers = [...byServer.keys()].sort((a, b) => rank(a) - rank(b));
-    this.requireFabric(servers, byServer);
+    const spanning = this.spanningNetworks(servers, byServer);
+    this.requireFabric(spanning);
     this.noteMoves(services);
-    return { anchorServerId: this.anchor.server.id, services, servers, byServer, warnings: this.warnings };
+    return { anchorServerId: this.anchor.server.id, services, servers, byServer, spanning, warnings: this.warnings };
   }
 
   private placeService(spec: ServicePlacementSpec): PlacedReplica[] {
@@ -367,20 +378,39 @@ class Planner {
     );
   }
 
-  /** turbofabric_required: several servers and an overlay network one of the placed services joins. */
-  private requireFabric(servers: readonly string[], byServer: Map<string, Map<string, number[]>>): void {
-    if (servers.length < 2 || this.input.fabric.enabled || this.model.overlayNetworks.size === 0) return;
-    const placedKeys = new Set([...byServer.values()].flatMap((here) => [...here.keys()]));
-    for (const spec of this.model.services) {
-      if (!placedKeys.has(spec.key)) continue;
-      const network = spec.networks.find((name) => this.model.overlayNetworks.has(name));
-      if (network === undefined) continue;
-      const spanned = servers.map((id) => this.slotById.get(id)!.server.name).join(', ');
-      throw placementRefusal(
-        'turbofabric_required',
-        `the plan runs on ${servers.length} servers (${spanned}) and services.${spec.key} joins network ${network}, whose driver is overlay: containers on different servers can share it only over the organization's overlay fabric, which is off. Keep the plan on one server (constraints, or fewer replicas) or turn the fabric on`,
-        `networks.${network}.driver`,
-      );
+  /** The overlay networks whose services the plan puts on several servers, with those servers. */
+  private spanningNetworks(servers: readonly string[], byServer: Map<string, Map<string, number[]>>): Map<string, string[]> {
+    const spanning = new Map<string, string[]>();
+    if (servers.length < 2) return spanning;
+    for (const network of this.model.overlayNetworks) {
+      const members = new Set(this.model.services.filter((spec) => spec.networks.includes(network)).map((spec) => spec.key));
+      const here = servers.filter((id) => [...byServer.get(id)!.keys()].some((key) => members.has(key)));
+      if (here.length > 1) spanning.set(network, here);
+    }
+    return spanning;
+  }
+
+  /** turbofabric_required: a network spans servers and the fabric is off, or not ready on one of them. */
+  private requireFabric(spanning: ReadonlyMap<string, readonly string[]>): void {
+    const nameOf = (id: string) => this.slotById.get(id)!.server.name;
+    for (const [network, servers] of spanning) {
+      const spanned = `network ${network}, whose driver is overlay, has services on ${servers.length} servers (${servers.map(nameOf).join(', ')})`;
+      if (!this.input.fabric.enabled) {
+        throw placementRefusal(
+          'turbofabric_required',
+          `${spanned}: containers on different servers can share it only over the organization's overlay fabric, which is off. Keep its services on one server (constraints, or fewer replicas) or turn the fabric on`,
+          `networks.${network}.driver`,
+        );
+      }
+      const unready = servers.filter((id) => this.input.fabric.unready?.has(id));
+      if (unready.length > 0) {
+        const reasons = unready.map((id) => `${nameOf(id)}: ${this.input.fabric.unready!.get(id)}`).join('; ');
+        throw placementRefusal(
+          'turbofabric_required',
+          `${spanned}, and the overlay fabric is not ready on ${unready.map(nameOf).join(', ')} (${reasons}). Deploy again once the fabric view shows them converged`,
+          `networks.${network}.driver`,
+        );
+      }
     }
   }
 

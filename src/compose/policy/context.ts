@@ -51,6 +51,12 @@ export interface PolicyOptions {
    * resolved form). Only `secrets.<key>.file` may name them; nothing else may leave the folder.
    */
   secretFiles?: ReadonlyMap<string, string>;
+  /**
+   * Compiled and resolved forms: the networks the control plane compiled onto the overlay fabric
+   * (the deploy command's `fabric`), by network key. Exactly their bridge name, subnet and the
+   * fabric's own bridge options are allowed on them; a stored document never gets these.
+   */
+  fabricNetworks?: ReadonlyMap<string, { bridge: string; subnet: string }>;
   /** Appended to host-access refusals: how this caller could get host access. */
   hostAccessHint?: string;
   /** Called for every host path the policy accepted (the daemon checks them on disk). */

@@ -114,6 +114,34 @@ describe('resolved models (the daemon, after docker compose config)', () => {
   });
 });
 
+describe('networks compiled onto the overlay fabric', () => {
+  const fabricNetwork = (options: string, subnet = '10.210.3.0/24') =>
+    `networks:\n  mesh:\n    driver: bridge\n    driver_opts: {${options}}\n    ipam: {config: [{subnet: ${subnet}}]}\n`;
+  const FABRIC_OPTIONS =
+    'com.docker.network.bridge.name: pnf3, com.docker.network.bridge.enable_ip_masquerade: "false", com.docker.network.driver.mtu: "1420", com.docker.network.bridge.gateway_mode_ipv4: routed';
+  const fabricNetworks = new Map([['mesh', { bridge: 'pnf3', subnet: '10.210.3.0/24' }]]);
+  const resolved = (text: string, options: Partial<PolicyOptions> = {}) => check(text, { form: 'resolved', projectDir: '/p/pn-1', project: 'pn-1', ...options });
+
+  test('the daemon accepts exactly the bridge and subnet the deploy command names, in compiled and resolved forms', () => {
+    expect(check(fabricNetwork(FABRIC_OPTIONS), { form: 'compiled', fabricNetworks })).not.toThrow();
+    expect(resolved(fabricNetwork(FABRIC_OPTIONS), { fabricNetworks })).not.toThrow();
+  });
+
+  test('a tenant cannot write them: a stored document needs host access for each', () => {
+    expect(check(fabricNetwork(FABRIC_OPTIONS), { fabricNetworks })).toThrow(refusedAt('networks.mesh.driver_opts.com.docker.network.bridge.name'));
+    expect(check(fabricNetwork(''), { fabricNetworks })).toThrow(refusedAt('networks.mesh.ipam.config'));
+  });
+
+  test('another bridge name, subnet, masquerade or network key is refused', () => {
+    const compiled = (text: string, networks = fabricNetworks) => check(text, { form: 'compiled', fabricNetworks: networks });
+    expect(compiled(fabricNetwork(FABRIC_OPTIONS.replace('pnf3', 'docker0')))).toThrow(refusedAt('networks.mesh.driver_opts.com.docker.network.bridge.name'));
+    expect(compiled(fabricNetwork(FABRIC_OPTIONS, '10.0.0.0/8'))).toThrow(refusedAt('networks.mesh.ipam.config'));
+    expect(compiled(fabricNetwork(FABRIC_OPTIONS.replace('"false"', '"true"')))).toThrow(refusedAt('networks.mesh.driver_opts.com.docker.network.bridge.enable_ip_masquerade'));
+    expect(compiled(fabricNetwork(FABRIC_OPTIONS), new Map([['other', { bridge: 'pnf3', subnet: '10.210.3.0/24' }]]))).toThrow(refusedAt('networks.mesh.driver_opts.com.docker.network.bridge.name'));
+    expect(compiled(fabricNetwork(FABRIC_OPTIONS).replace('[{subnet: 10.210.3.0/24}]', '[{subnet: 10.210.3.0/24, gateway: 10.210.3.9}]'))).toThrow(refusedAt('networks.mesh.ipam.config'));
+  });
+});
+
 describe('platform projects', () => {
   test('get network_mode: host and nothing else', () => {
     expect(check(web('network_mode: host'), { platform: true })).not.toThrow();

@@ -9,6 +9,7 @@ import { allowed, checked, host, mapping, platformOwned, type Rule } from './rul
 import {
   checkExternal,
   checkFileSource,
+  checkIpamConfig,
   checkNetworkDriverOptions,
   checkResourceName,
   checkSecretFile,
@@ -34,7 +35,10 @@ const network = mapping({
   labels,
   ipam: mapping({
     driver: checked('default only', oneOfOrHostAccess(['default'], (driver) => `the ${driver} IPAM driver is a host plugin`)),
-    config: host("fixed subnets can shadow the host's own routes"),
+    // The check gates the whole list: what its items hold matters only with host access.
+    config: checked("the overlay fabric's own subnet only (compiled documents)", checkIpamConfig, {
+      items: mapping({ subnet: allowed, ip_range: allowed, gateway: allowed, aux_addresses: allowed }),
+    }),
     options: host('IPAM options configure the host plugin'),
   }),
 });

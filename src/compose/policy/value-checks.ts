@@ -163,16 +163,45 @@ export const checkVolumeDriverOptions: ValueCheck = (value, path, ctx) => {
   if (!tmpfs) requireHostAccess(ctx, path, 'volume driver options other than a tmpfs mount host devices, paths or network shares');
 };
 
-/** Bridge driver options that only tune the network itself. */
-const CONTAINED_NETWORK_DRIVER_OPTIONS = ['com.docker.network.driver.mtu', 'com.docker.network.bridge.enable_icc'];
+/**
+ * Driver options that only tune the network itself. `encrypted` is a swarm overlay's: an overlay
+ * network becomes a bridge that drops it, and the fabric between servers is WireGuard anyway.
+ */
+const CONTAINED_NETWORK_DRIVER_OPTIONS = ['com.docker.network.driver.mtu', 'com.docker.network.bridge.enable_icc', 'encrypted'];
+
+/** The network key of a path inside `networks.<key>.…`. */
+const networkKeyOf = (path: string, suffix: string) => path.slice('networks.'.length, path.length - suffix.length);
+
+/**
+ * The fabric network Panel compiled under this key (compiled and resolved forms only): its bridge
+ * and subnet, or undefined for every other network.
+ */
+function fabricNetworkAt(ctx: PolicyContext, path: string, suffix: string) {
+  return ctx.form === 'stored' ? undefined : ctx.options.fabricNetworks?.get(networkKeyOf(path, suffix));
+}
+
+/** What the fabric sets on the bridges it compiles (compose/overlay-networks.ts), besides their name. */
+const FABRIC_DRIVER_OPTIONS: Readonly<Record<string, string>> = {
+  'com.docker.network.bridge.enable_ip_masquerade': 'false',
+  'com.docker.network.bridge.gateway_mode_ipv4': 'routed',
+};
 
 export const checkNetworkDriverOptions: ValueCheck = (value, path, ctx) => {
   if (!isMapping(value)) return;
-  for (const key of Object.keys(value)) {
-    if (!CONTAINED_NETWORK_DRIVER_OPTIONS.includes(key)) {
-      requireHostAccess(ctx, joinPath(path, key), `network driver option ${key} changes the host's network setup`);
-    }
+  const fabric = fabricNetworkAt(ctx, path, '.driver_opts');
+  for (const [key, option] of Object.entries(value)) {
+    if (CONTAINED_NETWORK_DRIVER_OPTIONS.includes(key)) continue;
+    if (fabric !== undefined && (key === 'com.docker.network.bridge.name' ? plain(option) === fabric.bridge : FABRIC_DRIVER_OPTIONS[key] === plain(option))) continue;
+    requireHostAccess(ctx, joinPath(path, key), `network driver option ${key} changes the host's network setup`);
   }
+};
+
+/** Fixed subnets: the fabric's own on the networks it compiled; any other needs host access. */
+export const checkIpamConfig: ValueCheck = (value, path, ctx) => {
+  const fabric = fabricNetworkAt(ctx, path, '.ipam.config');
+  const only = Array.isArray(value) && value.length === 1 && isMapping(value[0]) ? value[0] : undefined;
+  const isFabricSubnet = fabric !== undefined && only !== undefined && Object.keys(only).every((key) => key === 'subnet') && plain(only.subnet ?? null) === fabric.subnet;
+  if (!isFabricSubnet && !(Array.isArray(value) && value.length === 0)) requireHostAccess(ctx, path, "fixed subnets can shadow the host's own routes");
 };
 
 /** Short volume syntax as compose-go parses it: `source:target[:options]`, `target`, Windows drives. */

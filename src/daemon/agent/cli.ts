@@ -15,6 +15,8 @@ import { CommandJournal } from './command-journal.ts';
 import { ComposeRunner } from './compose-runner.ts';
 import { type HubTarget, HubConnection, localHubTarget } from './connection.ts';
 import { createCommandRunner, DockerCli } from './docker-cli.ts';
+import { FabricAgent } from './fabric/fabric-agent.ts';
+import { HostNetwork } from './fabric/host-network.ts';
 import {
   type AgentIdentity,
   daemonWebSocketUrl,
@@ -33,7 +35,7 @@ export const DAEMON_USAGE = `usage:
       --name: its name there (default: its hostname); a machine already enrolled joins again
       (--force) only with a token that replaces its server
   panel daemon run [--state-dir <dir>]
-      connect to the control plane joined before and run its deploy, stop and destroy commands
+      connect to the control plane joined before and run its deploy, stop, destroy and fabric commands
   panel daemon run --local [--socket <path>] [--credential-file <file>] [--state-dir <dir>]
       the local daemon: connect over the control plane's unix socket, no enrollment; it proves
       itself with the credential panel serve keeps in <data dir>/local-daemon.credential
@@ -44,8 +46,12 @@ socket:          --socket, PANEL_DAEMON_SOCKET, <PANEL_DATA_DIR or ./data>/daemo
 credential file: --credential-file, PANEL_LOCAL_DAEMON_CREDENTIAL_FILE, <PANEL_DATA_DIR or ./data>/
                  local-daemon.credential (where panel serve keeps it), else install.sh's
                  /var/lib/panel/local-daemon.credential
+fabric:          PANEL_DAEMON_FABRIC_STATUS_SECONDS (60): how often the overlay fabric's state is reported
 exit codes: 0 stopped, 1 identity or enrollment error, 2 usage, 3 credential refused (re-join)
 `;
+
+/** ip, wg and iptables live in sbin, which a daemon started by hand may not have on its PATH. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** Where install.sh's units put the socket; looked at when the default of `panel serve` has none. */
 export const SYSTEM_DAEMON_SOCKET = '/run/panel/daemon.sock';
@@ -164,9 +170,20 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   let serverId = identity.serverId;
 
   const docker = new DockerCli(createCommandRunner(env, logger));
+  let connection: HubConnection | undefined;
+  const fabric = await FabricAgent.open({
+    stateDir,
+    host: new HostNetwork(createCommandRunner({ ...env, PATH: `${env.PATH ? `${env.PATH}:` : ''}${SYSTEM_PATH}` }, logger)),
+    logger,
+    send: (status) => connection?.notify({ type: 'fabric', ...status }) ?? false,
+    statusIntervalMs: seconds(env.PANEL_DAEMON_FABRIC_STATUS_SECONDS, 60) * 1000,
+  });
+  await fabric.restore();
+  fabric.start();
   const runner = new ComposeRunner({
     stateDir,
     docker,
+    fabric,
     identity: () => (serverId ? { serverId, daemonKeyId: identity.keyId, privateKey: identity.privateKey } : null),
     logger,
   });
@@ -175,7 +192,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
   let recording: Promise<void> = Promise.resolve();
 
   logger.info('panel daemon starting', { version: PANEL_VERSION, url: target.url, serverId, stateDir, ...(local ? { credentialFile } : {}) });
-  const connection = new HubConnection({
+  connection = new HubConnection({
     target,
     journal,
     logger,
@@ -185,13 +202,15 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
       onWelcome: (welcomedId) => {
         serverId = welcomedId;
         recording = rememberServerId(stateDir, local, welcomedId);
+        void fabric.report();
         return recording;
       },
-      execute: (command, progress) => runner.execute(command, progress),
+      execute: (command, progress) => (command.kind === 'fabric' ? fabric.execute(command) : runner.execute(command, progress)),
     },
   });
   const end = await connection.run();
   release();
+  fabric.stop();
   await recording.catch(() => undefined); // logged by the connection; just never exit mid-write
   if (end.reason === 'parked') {
     const remedy = local
@@ -240,6 +259,12 @@ function stopSignal(given: AbortSignal | undefined): { signal: AbortSignal; rele
       process.off('SIGTERM', stop);
     },
   };
+}
+
+/** A whole number of seconds from 1 to 3600, else the default. */
+function seconds(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return value !== undefined && Number.isInteger(parsed) && parsed >= 1 && parsed <= 3600 ? parsed : fallback;
 }
 
 function logLevel(value: string | undefined): LogLevel {

@@ -15,7 +15,7 @@ import { isMapping, type JsonObject } from '../../compose/values.ts';
 import type { CommandFrame } from '../../contract/daemon-protocol.ts';
 import { generateDaemonKeyPair, sealForDaemon } from '../../crypto/index.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { ComposeRunner } from './compose-runner.ts';
+import { ComposeRunner, type ProjectCommand, type ProjectFabric } from './compose-runner.ts';
 import { type CommandResult, DockerCli } from './docker-cli.ts';
 
 const SERVER_ID = '0196a4f2-8e1c-7b3d-9f00-1234567890ab';
@@ -70,7 +70,7 @@ function resolvedLikeCompose(argv: string[]): CommandResult {
 }
 
 /** A runner on a fresh state dir whose Docker answers from `script` (the longest key found in the argv wins) and records calls. */
-async function setup(script: Record<string, Answer> = {}) {
+async function setup(script: Record<string, Answer> = {}, fabric?: ProjectFabric) {
   const stateDir = await mkdtemp(join(tmpdir(), 'panel-runner-'));
   tempDirs.push(stateDir);
   const calls: Call[] = [];
@@ -97,7 +97,7 @@ async function setup(script: Record<string, Answer> = {}) {
     ticks.push(tick);
     return () => ticks.splice(ticks.indexOf(tick), 1);
   };
-  const runner = new ComposeRunner({ stateDir, docker, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)), every });
+  const runner = new ComposeRunner({ stateDir, docker, fabric, identity: () => identity, logger: createLogger('debug', (line) => logLines.push(line)), every });
   const projectDir = join(stateDir, 'projects', 'shop');
   const panelDir = `${projectDir}.panel`;
   return { stateDir, projectDir, panelDir, calls, runner, logLines, answers, ticks };
@@ -119,13 +119,13 @@ async function snapshot(dir: string, prefix = ''): Promise<Record<string, { cont
 
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
 
-const deployCommand = (overrides: Partial<DeployPayload> = {}): CommandFrame => ({
+const deployCommand = (overrides: Partial<DeployPayload> = {}): ProjectCommand => ({
   type: 'command',
   id: 'cmd-1',
   kind: 'deploy',
   payload: { deploymentId: DEPLOYMENT_ID, project: 'shop', compose: COMPOSE, secrets: [{ name: 'api_key', envelope: seal(PLAINTEXT) }], ...overrides },
 });
-const projectCommand = (kind: 'stop' | 'destroy', project = 'shop'): CommandFrame => ({ type: 'command', id: `cmd-${kind}`, kind, payload: { deploymentId: DEPLOYMENT_ID, project } });
+const projectCommand = (kind: 'stop' | 'destroy', project = 'shop'): ProjectCommand => ({ type: 'command', id: `cmd-${kind}`, kind, payload: { deploymentId: DEPLOYMENT_ID, project } });
 const composeArgs = (dir: string, projectDir: string) => `-p shop -f ${dir}/compose.yaml --project-directory ${projectDir} --env-file ${dir}/compose.env`;
 const upCalls = (calls: Call[]) => calls.filter((call) => call.argv.includes(' up '));
 
@@ -394,4 +394,60 @@ test('commands of one project run one after another', async () => {
   await Promise.all([runner.execute(deployCommand()), runner.execute(projectCommand('stop')), runner.execute(deployCommand())]);
   const order = calls.map((call) => call.argv).filter((argv) => / (up|stop) /.test(`${argv} `)).map((argv) => (argv.includes(' up ') ? 'up' : 'stop'));
   expect(order).toEqual(['up', 'stop', 'up']);
+});
+
+describe('networks spanning servers (the overlay fabric)', () => {
+  const NETWORKS = [{ network: 'mesh', bridge: 'pnf1', subnet: '10.210.1.0/24', internal: false, peers: [{ serverId: SERVER_ID, subnet: '10.210.2.0/24' }] }];
+  const MESHED = `services:\n  web:\n    image: local/busybox:1\n    networks: {mesh: {ipv4_address: 10.210.1.2}}\n    extra_hosts: ["api:10.210.2.2"]\nnetworks:\n  mesh:\n    driver: bridge\n    driver_opts: {com.docker.network.bridge.name: pnf1, com.docker.network.bridge.enable_ip_masquerade: "false", com.docker.network.driver.mtu: "1420", com.docker.network.bridge.gateway_mode_ipv4: routed}\n    ipam: {config: [{subnet: 10.210.1.0/24}]}\n`;
+
+  /** A fabric that records its calls among the Compose subcommands run so far. */
+  function recordingFabric(calls: () => Call[]) {
+    const events: string[] = [];
+    const seen = () => calls().splice(0).flatMap((call) => call.argv.match(/ (config|up|down|stop)( |$)/)?.[1] ?? []);
+    const fabric: ProjectFabric = {
+      attach: async (project, networks) => void events.push(...seen(), `attach ${project} [${networks.map((network) => network.bridge).join(',')}]`),
+      detach: async (project) => void events.push(...seen(), `detach ${project}`),
+    };
+    return { fabric, events, seen };
+  }
+
+  test('checked by the policy with the bridge and subnet the command names, attached before up; destroy detaches', async () => {
+    let calls: Call[] = [];
+    const { fabric, events, seen } = recordingFabric(() => calls);
+    const runner = await setup({}, fabric);
+    calls = runner.calls;
+    expect((await runner.runner.execute(deployCommand({ compose: MESHED, secrets: [], fabric: NETWORKS }))).result.ok).toBe(true);
+    expect((await runner.runner.execute(deployCommand({ compose: COMPOSE }))).result.ok).toBe(true);
+    await runner.runner.execute(projectCommand('stop'));
+    await runner.runner.execute(projectCommand('destroy'));
+    events.push(...seen());
+    expect(events).toEqual(['config', 'attach shop [pnf1]', 'up', 'config', 'attach shop []', 'up', 'stop', 'down', 'detach shop']);
+  });
+
+  test('the same bridge and subnet without the command naming them are refused by the policy, and nothing is attached', async () => {
+    let calls: Call[] = [];
+    const { fabric, events } = recordingFabric(() => calls);
+    const runner = await setup({}, fabric);
+    calls = runner.calls;
+    const outcome = await runner.runner.execute(deployCommand({ compose: MESHED, secrets: [] }));
+    expect(outcome.result).toMatchObject({ ok: false, error: { code: 'compose_policy' } });
+    expect((outcome.result as { error: { message: string } }).error.message).toContain('networks.mesh.driver_opts.com.docker.network.bridge.name');
+    expect(events).toEqual([]);
+  });
+
+  test('a server that cannot carry them fails the deploy before up', async () => {
+    const fabric: ProjectFabric = {
+      attach: async () => {
+        throw Object.assign(new Error('this server has no fabric configuration yet'), { code: 'fabric_not_ready' });
+      },
+      detach: async () => {},
+    };
+    const { runner, calls, panelDir } = await setup({}, fabric);
+    const outcome = await runner.execute(deployCommand({ compose: MESHED, secrets: [], fabric: NETWORKS }));
+    expect(outcome.result).toEqual({ ok: false, error: { code: 'fabric_not_ready', message: 'this server has no fabric configuration yet' } });
+    expect(upCalls(calls)).toEqual([]);
+    expect(existsSync(`${panelDir}.staging`)).toBe(false);
+    const withoutFabric = await setup();
+    expect((await withoutFabric.runner.execute(deployCommand({ compose: MESHED, secrets: [], fabric: NETWORKS }))).result).toMatchObject({ ok: false, error: { code: 'fabric_not_ready' } });
+  });
 });

@@ -16,9 +16,13 @@
  * never replaces a working one and nothing starts. Plaintext secrets exist only in 0600 files:
  * never in argv, an environment, a log line or a result.
  *
+ * A deploy's networks that span servers are attached to the overlay fabric (`fabric`, the fabric
+ * agent) after the checks and before `up`; the policy admits exactly their bridges and subnets.
+ *
  * Stop is `compose stop`: the containers stay (exited, same ids) and start again on the next
  * deploy. Destroy is `compose down --volumes`: containers, networks and volumes go, and so do the
- * project's folders. While a command runs, the project's containers are listed every
+ * project's folders; the project's fabric networks are detached when its network goes (destroy,
+ * and a stop that removes). While a command runs, the project's containers are listed every
  * PROGRESS_INTERVAL_MS and each listing that differs from the last is handed to `progress`, so
  * the console watches containers start, stop or disappear one by one.
  */
@@ -33,7 +37,10 @@ import { DomainError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { type ComposeCli, ComposeUnavailableError, type DockerCli, lastLine } from './docker-cli.ts';
 import { checkProject } from './project-check.ts';
+import type { FabricNetwork } from '../../contract/fabric.ts';
 
+/** The commands about one Compose project (the fabric's are the fabric agent's). */
+export type ProjectCommand = Exclude<CommandFrame, { kind: 'fabric' }>;
 type DeployPayload = Extract<CommandFrame, { kind: 'deploy' }>['payload'];
 type StopPayload = Extract<CommandFrame, { kind: 'stop' }>['payload'];
 type ProjectPayload = Extract<CommandFrame, { kind: 'destroy' }>['payload'];
@@ -47,12 +54,22 @@ export interface CommandOutcome {
 
 export type ProjectReport = NonNullable<CommandOutcome['report']>;
 
+/** Where a project's networks that span servers are routed and admitted (fabric/fabric-agent.ts). */
+export interface ProjectFabric {
+  /** Before `up`; an empty list detaches the project. Throws when this server cannot carry them. */
+  attach(project: string, networks: readonly FabricNetwork[]): Promise<void>;
+  /** After its networks are gone. */
+  detach(project: string): Promise<void>;
+}
+
 export interface ComposeRunnerOptions {
   stateDir: string;
   docker: DockerCli;
   /** Who envelopes are sealed to; null while a local daemon has not been welcomed yet. */
   identity: () => DaemonIdentity | null;
   logger: Logger;
+  /** The overlay fabric on this server; without one, a deploy with spanning networks fails. */
+  fabric?: ProjectFabric;
   /** Calls `tick` every `ms` until the returned function cancels it (tests tick by hand). */
   every?: (tick: () => void, ms: number) => () => void;
 }
@@ -90,7 +107,7 @@ export class ComposeRunner {
    * Runs one command; commands of one project run one after another, in arrival order.
    * `progress` gets the project's containers whenever they change while the command runs.
    */
-  execute(command: CommandFrame, progress?: (report: ProjectReport) => void): Promise<CommandOutcome> {
+  execute(command: ProjectCommand, progress?: (report: ProjectReport) => void): Promise<CommandOutcome> {
     const project = command.payload.project;
     const previous = this.projectQueues.get(project) ?? Promise.resolve();
     const run = previous.then(() => this.runWatched(command, progress));
@@ -103,7 +120,7 @@ export class ComposeRunner {
   }
 
   /** The command, with its project's containers listed on every progress tick while it runs. */
-  private async runWatched(command: CommandFrame, progress: ((report: ProjectReport) => void) | undefined): Promise<CommandOutcome> {
+  private async runWatched(command: ProjectCommand, progress: ((report: ProjectReport) => void) | undefined): Promise<CommandOutcome> {
     const project = command.payload.project;
     if (!progress || !PROJECT_NAME_PATTERN.test(project)) return this.runCommand(command);
     let finished = false;
@@ -133,7 +150,7 @@ export class ComposeRunner {
     }
   }
 
-  private async runCommand(command: CommandFrame): Promise<CommandOutcome> {
+  private async runCommand(command: ProjectCommand): Promise<CommandOutcome> {
     const { logger } = this.options;
     const project = command.payload.project;
     logger.info('command started', { commandId: command.id, kind: command.kind, project, deploymentId: command.payload.deploymentId });
@@ -175,6 +192,7 @@ export class ComposeRunner {
         projectDir,
         secretFiles: new Map([...secrets.keys()].map((name) => [name, join(panel, SECRETS_DIR, name)])),
         policy: payload.policy ?? TENANT_POLICY,
+        fabricNetworks: payload.fabric ?? [],
         resolve: () => this.resolvedModel(compose, project, staging),
         writableMounts: () => this.options.docker.writableBindSources(project),
       });
@@ -183,6 +201,7 @@ export class ComposeRunner {
       if (error instanceof DomainError) throw new CommandFailedError('compose_policy', error.message);
       throw error;
     }
+    await this.attachFabric(payload, staging);
 
     // A container keeps the secret file it was started with (a bind mount of the old inode), and
     // Compose does not recreate a service whose configuration is unchanged: when any secret
@@ -200,6 +219,19 @@ export class ComposeRunner {
     const up = await this.runCompose(compose, upArgs, projectDir, UP_TIMEOUT_MS);
     if (up.exitCode !== 0) throw new CommandFailedError('compose_up_failed', up.stderr.trim() || `compose up exited ${up.exitCode}`);
     return { deploymentId: payload.deploymentId, project, compose: `v${compose.generation}`, recreated: secretsChanged };
+  }
+
+  /** The deploy's spanning networks routed over the fabric before `up` (none detaches the project). */
+  private async attachFabric(payload: DeployPayload, staging: string): Promise<void> {
+    const networks = payload.fabric ?? [];
+    try {
+      if (this.options.fabric) await this.options.fabric.attach(payload.project, networks);
+      else if (networks.length > 0) throw new CommandFailedError('fabric_not_ready', 'this daemon runs no overlay fabric');
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      if (error instanceof CommandFailedError) throw error;
+      throw new CommandFailedError((error as { code?: string }).code ?? 'fabric_apply_failed', (error as Error).message);
+    }
   }
 
   /** Compose's own model of the staged project: `config` (JSON from v2, YAML from v1). */
@@ -225,14 +257,19 @@ export class ComposeRunner {
    * kept. With `remove` (a server the placement dropped), `down`: the containers go too.
    */
   private async stop(payload: StopPayload): Promise<Record<string, unknown>> {
-    if (payload.remove) await this.projectCommand(payload.project, ['down'], 'compose_down_failed');
-    else await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed');
+    if (payload.remove) {
+      await this.projectCommand(payload.project, ['down'], 'compose_down_failed');
+      await this.options.fabric?.detach(payload.project);
+    } else {
+      await this.projectCommand(payload.project, ['stop'], 'compose_stop_failed');
+    }
     return { deploymentId: payload.deploymentId, project: payload.project };
   }
 
   /** `down --volumes`, then the project folder, the daemon's files and any interrupted staging are removed. */
   private async destroy(payload: ProjectPayload): Promise<Record<string, unknown>> {
     await this.projectCommand(payload.project, ['down', '--volumes', '--remove-orphans'], 'compose_down_failed');
+    await this.options.fabric?.detach(payload.project);
     const { projectDir, panel, staging, old } = this.projectPaths(payload.project);
     for (const path of [projectDir, panel, staging, old]) await rm(path, { recursive: true, force: true });
     return { deploymentId: payload.deploymentId, project: payload.project };

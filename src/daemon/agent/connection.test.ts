@@ -147,10 +147,10 @@ function startAgent(
   return { ended, delays, welcomes, executed, idleTimers, stop: () => controller.abort() };
 }
 
-const outcomeFor = (command: CommandFrame): CommandOutcome => ({
-  report: { project: command.payload.project, containers: [] },
-  result: { ok: true, data: { project: command.payload.project } },
-});
+const outcomeFor = (command: CommandFrame): CommandOutcome => {
+  const project = 'project' in command.payload ? command.payload.project : 'none';
+  return { report: { project, containers: [] }, result: { ok: true, data: { project } } };
+};
 
 async function tcpHub(): Promise<{ hub: Hub; target: HubTarget }> {
   const hub = startHub({ hostname: '127.0.0.1', port: 0 });

@@ -126,6 +126,8 @@ const defaultTimer = (callback: () => void, ms: number) => {
 
 export class HubConnection {
   private socket: WebSocket | null = null;
+  /** The socket the hub has welcomed: frames of the agent's own may go there. */
+  private welcomedSocket: WebSocket | null = null;
   private readonly signal: AbortSignal;
 
   constructor(private readonly options: ConnectionOptions) {
@@ -271,6 +273,7 @@ export class HubConnection {
     switch (frame.type) {
       case 'welcome':
         markWelcomed();
+        this.welcomedSocket = socket;
         this.options.logger.info('welcomed by the control plane', { serverId: frame.serverId });
         void this.options.session.onWelcome(frame.serverId).catch((error) => {
           this.options.logger.error('cannot record the server id', { error: (error as Error).message });
@@ -331,6 +334,14 @@ export class HubConnection {
     this.send(socket, { type: 'ack', id });
     if (known.state === 'done') this.send(socket, known.result);
     this.options.logger.debug('command already known; not running it again', { commandId: id, state: known.state });
+    return true;
+  }
+
+  /** Sends a frame of the agent's own on the welcomed connection; false when there is none. */
+  notify(frame: Frame): boolean {
+    const socket = this.socket;
+    if (!socket || socket !== this.welcomedSocket || socket.readyState !== WebSocket.OPEN) return false;
+    this.send(socket, frame);
     return true;
   }
 

@@ -13,7 +13,14 @@ export interface CommandResult {
   stderr: string;
 }
 
-export type CommandRunner = (argv: readonly string[], options?: { cwd?: string; timeoutMs?: number }) => Promise<CommandResult>;
+export interface RunOptions {
+  cwd?: string;
+  timeoutMs?: number;
+  /** Written to the child's stdin (closed after); without it stdin is /dev/null. */
+  stdin?: string;
+}
+
+export type CommandRunner = (argv: readonly string[], options?: RunOptions) => Promise<CommandResult>;
 
 /** Variables a child Docker or Compose process sees, when set in the agent's environment. */
 export const PASSED_ENVIRONMENT = ['PATH', 'HOME', 'DOCKER_HOST', 'DOCKER_CONFIG', 'DOCKER_CONTEXT', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY'];
@@ -32,7 +39,7 @@ export function createCommandRunner(env: Record<string, string | undefined>, log
       child = Bun.spawn([...argv], {
         cwd: options.cwd,
         env: childEnv,
-        stdin: 'ignore',
+        stdin: options.stdin === undefined ? 'ignore' : new TextEncoder().encode(options.stdin),
         stdout: 'pipe',
         stderr: 'pipe',
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

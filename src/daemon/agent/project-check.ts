@@ -34,6 +34,8 @@ export interface ProjectCheck {
   /** The secret files the daemon wrote for this deploy: name → absolute path. */
   secretFiles: ReadonlyMap<string, string>;
   policy: { hostAccess: boolean; platform: boolean };
+  /** The deploy's networks that span servers (the command's `fabric`): their bridge and subnet are Panel's. */
+  fabricNetworks: readonly { network: string; bridge: string; subnet: string }[];
   /** Compose's resolved model of the staged project (`docker compose config`). */
   resolve(): Promise<JsonValue>;
   /** Sources of the read-write bind mounts of the project's running containers. */
@@ -46,10 +48,12 @@ export async function checkProject(check: ProjectCheck): Promise<void> {
   const used: HostPathUse[] = [];
   const absolute = (use: HostPathUse) => ({ ...use, value: normalizePath(use.value.startsWith('/') ? use.value : join(projectDir, use.value)) });
   const references = new Map([...check.secretFiles.keys()].map((name) => [name, secretFileReference(project, name)]));
+  const fabricNetworks = new Map(check.fabricNetworks.map(({ network, bridge, subnet }) => [network, { bridge, subnet }]));
   checkComposePolicy(readCompiledDocument(check.compose), {
     ...policy,
     form: 'compiled',
     secretFiles: references,
+    fabricNetworks,
     onHostPath: (use) => used.push(absolute(use)),
   });
   checkComposePolicy(await check.resolve(), {
@@ -58,6 +62,7 @@ export async function checkProject(check: ProjectCheck): Promise<void> {
     project,
     projectDir,
     secretFiles: check.secretFiles,
+    fabricNetworks,
     onHostPath: (use) => used.push(absolute(use)),
   });
   if (policy.hostAccess) return;

@@ -10,9 +10,12 @@
  */
 import { composeProjectName } from '../../compose/naming.ts';
 import type { Db } from '../../db/client.ts';
+import type { DaemonCommand } from '../../db/schema/index.ts';
 import { acknowledgeCommand, expireDueCommands, findCommand, finishCommand } from '../../domain/commands/service.ts';
 import { findDeployment, markDeploymentRunning, serversOfEnvironment, settleDeployment } from '../../domain/deployments/queries.ts';
 import { findEnvironment } from '../../domain/environments/queries.ts';
+import { recordFabricResult } from '../../domain/fabric/reports.ts';
+import type { Queryable } from '../../domain/shared/database.ts';
 import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
@@ -35,22 +38,27 @@ export function onAck(ctx: OutcomeContext, daemon: DaemonOf, commandId: string):
   const { db } = ctx;
   const deployment = db.transaction(() => {
     const command = acknowledgeCommand(db, daemon.serverId, commandId, ctx.now());
-    return command ? markDeploymentRunning(db, command.deploymentId) : null;
+    return command?.deploymentId ? markDeploymentRunning(db, command.deploymentId) : null;
   });
   if (deployment) ctx.feed.deployment(deployment);
 }
 
+/** The deployment a command carries out, settled from its commands; fabric commands have none. */
+const settleDeploymentOf = (db: Queryable, command: DaemonCommand) => (command.deploymentId === null ? null : settleDeployment(db, command.deploymentId));
+
 /**
  * result: the command ends succeeded or failed (payload cleared); its deployment ends once all
- * of its per-server commands have (settleDeployment).
+ * of its per-server commands have (settleDeployment). A fabric command's result is the member's
+ * applied hash or error.
  */
 export function onResult(ctx: OutcomeContext, daemon: DaemonOf, frame: ResultFrame): void {
-  const outcome = frame.ok ? { ok: true as const } : { ok: false as const, error: frame.error };
+  const outcome = frame.ok ? { ok: true as const, data: frame.data } : { ok: false as const, error: frame.error };
   const { db } = ctx;
   const finished = db.transaction(() => {
     const command = finishCommand(db, daemon.serverId, frame.id, outcome, ctx.now());
     if (!command) return null;
-    return { command, deployment: settleDeployment(db, command.deploymentId) };
+    if (command.kind === 'fabric') recordFabricResult(db, command, outcome);
+    return { command, deployment: settleDeploymentOf(db, command) };
   });
   if (!finished) {
     ctx.logger.debug('result for a command that is not open on this server; ignored', { serverId: daemon.serverId, commandId: frame.id });
@@ -67,7 +75,7 @@ const PROJECT_ENVIRONMENT = /^pn-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4
 function reportTarget(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFrame): ReportTarget | null {
   if (frame.commandId) {
     const command = findCommand(ctx.db, frame.commandId);
-    if (!command || command.serverId !== daemon.serverId) return null;
+    if (!command || command.serverId !== daemon.serverId || command.deploymentId === null || command.kind === 'fabric') return null;
     const deployment = findDeployment(ctx.db, command.deploymentId);
     if (!deployment || composeProjectName(deployment.environmentId) !== frame.project) return null;
     return { serverId: daemon.serverId, environmentId: deployment.environmentId, kind: command.kind };
@@ -98,7 +106,7 @@ export function onReport(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFra
 /** The expiry sweep: open commands past expires_at expire, and their deployments fail once nothing of them is open. */
 export function expireCommands(ctx: OutcomeContext): number {
   const expired = ctx.db.transaction((tx) =>
-    expireDueCommands(tx, ctx.now()).map((command) => ({ command, deployment: settleDeployment(tx, command.deploymentId) })),
+    expireDueCommands(tx, ctx.now()).map((command) => ({ command, deployment: settleDeploymentOf(tx, command) })),
   );
   for (const { command, deployment } of expired) {
     ctx.logger.warn('daemon command expired', { serverId: command.serverId, commandId: command.id, kind: command.kind });

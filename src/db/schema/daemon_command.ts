@@ -1,7 +1,9 @@
 /**
  * daemon_command — one durable command for one server's daemon (ARCHITECTURE.md §6). Queued by
- * a deploy, stop or destroy; delivered when the daemon is connected (again on every reconnect
- * until it finishes); finished by the daemon's result or expired by the sweep.
+ * a deploy, stop or destroy (with their deployment), or by the overlay fabric (`fabric`, the
+ * server's WireGuard configuration; no deployment); delivered when the daemon is connected
+ * (again on every reconnect until it finishes); finished by the daemon's result or expired by
+ * the sweep.
  *
  *   queued -> delivered -> acknowledged -> succeeded | failed
  *   any non-terminal state -> expired (expires_at passed)
@@ -17,6 +19,9 @@ import { deployment } from './deployment.ts';
 import { server } from './server.ts';
 import { deploymentKinds } from '../../contract/enums.ts';
 
+export const daemonCommandKinds = [...deploymentKinds, 'fabric'] as const;
+export type DaemonCommandKind = (typeof daemonCommandKinds)[number];
+
 export const daemonCommandStatuses = ['queued', 'delivered', 'acknowledged', 'succeeded', 'failed', 'expired'] as const;
 export type DaemonCommandStatus = (typeof daemonCommandStatuses)[number];
 export const terminalCommandStatuses = ['succeeded', 'failed', 'expired'] as const;
@@ -29,11 +34,9 @@ export const daemonCommand = sqliteTable(
     serverId: text('server_id')
       .notNull()
       .references(() => server.id, { onDelete: 'cascade' }),
-    /** And with the deployment they carry out. */
-    deploymentId: text('deployment_id')
-      .notNull()
-      .references(() => deployment.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: deploymentKinds }).notNull(),
+    /** And with the deployment they carry out; null for fabric commands. */
+    deploymentId: text('deployment_id').references(() => deployment.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: daemonCommandKinds }).notNull(),
     payload: jsonObject('payload'),
     status: text('status', { enum: daemonCommandStatuses }).notNull().default('queued'),
     expiresAt: timestampMs('expires_at').notNull(),
@@ -45,7 +48,8 @@ export const daemonCommand = sqliteTable(
   },
   (t) => [
     uuidV7Check('daemon_command', t.id),
-    enumCheck('daemon_command', t.kind, deploymentKinds),
+    enumCheck('daemon_command', t.kind, daemonCommandKinds),
+    check('daemon_command_deployment_id_by_kind', sql`(${t.kind} = 'fabric') = (${t.deploymentId} IS NULL)`),
     enumCheck('daemon_command', t.status, daemonCommandStatuses),
     jsonObjectCheck('daemon_command', t.payload),
     check('daemon_command_terminal_has_no_payload', sql`${t.status} NOT IN ('succeeded', 'failed', 'expired') OR ${t.payload} IS NULL`),

@@ -3,6 +3,7 @@
  * The spec only references it; the fields below are what the rest of the spec implies.
  */
 import { check, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { DEFAULT_CONTAINER_RANGE, DEFAULT_MESH_RANGE } from '../../fabric/allocate.ts';
 import { boolean, booleanCheck, id, lengthBetween, matchesCharacters, timestamps, uuidV7Check } from './columns.ts';
 
 export const organization = sqliteTable(
@@ -18,6 +19,12 @@ export const organization = sqliteTable(
     isDeployHooksEnabled: boolean('is_deploy_hooks_enabled').notNull().default(false),
     /** Compose host-access opt-in (host network, privileged mounts and the like). */
     isHostAccessAllowed: boolean('is_host_access_allowed').notNull().default(false),
+    /** The overlay fabric (owner's opt-in): a WireGuard mesh between the organization's servers. */
+    isFabricEnabled: boolean('is_fabric_enabled').notNull().default(false),
+    /** Where the servers' mesh addresses come from (src/fabric/allocate.ts checks it). */
+    fabricMeshRange: text('fabric_mesh_range').notNull().default(DEFAULT_MESH_RANGE),
+    /** Where the /24 of every network spanning servers comes from, one per server. */
+    fabricContainerRange: text('fabric_container_range').notNull().default(DEFAULT_CONTAINER_RANGE),
     ...timestamps(),
   },
   (t) => [
@@ -27,6 +34,7 @@ export const organization = sqliteTable(
     booleanCheck('organization', t.isRandomizeUsernames),
     booleanCheck('organization', t.isDeployHooksEnabled),
     booleanCheck('organization', t.isHostAccessAllowed),
+    booleanCheck('organization', t.isFabricEnabled),
   ],
 );
 

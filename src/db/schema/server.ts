@@ -47,6 +47,14 @@ export const server = sqliteTable(
      * and filter, labels describe the machine (disk=ssd, zone=eu-1).
      */
     labels: text('labels', { mode: 'json' }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+    /** The daemon's WireGuard public key, as it reported it (its private key never leaves the server). */
+    wireguardPublicKey: text('wireguard_public_key'),
+    /** Addresses the daemon reported the server can be reached at (a JSON array), most useful first. */
+    fabricCandidates: text('fabric_candidates', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** Set by an admin: where the other servers reach this one (`host`, `host:port`); wins over the candidates. */
+    fabricEndpoint: text('fabric_endpoint'),
+    /** Set by an admin: servers naming the same datacenter reach each other at their private addresses. */
+    datacenter: text('datacenter'),
     ...timestamps(),
   },
   (t) => [
@@ -56,6 +64,7 @@ export const server = sqliteTable(
     enumCheck('server', t.status, serverStatuses),
     enumCheck('server', t.flag, serverFlags),
     jsonObjectCheck('server', t.labels),
+    check('server_fabric_candidates_is_json_array', sql`json_valid(${t.fabricCandidates}) AND json_type(${t.fabricCandidates}) = 'array'`),
     // The local slot collapses to a single server record for the whole installation.
     uniqueIndex('server_one_local').on(t.isLocal).where(sql`${t.isLocal} = 1`),
     // One canonical record per machine and organization: reconnects never add a second row.

@@ -7,7 +7,9 @@
  *   environment's organization (or gone) never anchors a deploy: the same 409.
  * - Placement (src/compose/planner): the organization's servers with their labels and
  *   connection state, and where each replica ran before (the environment's container rows).
- *   The organization's overlay fabric does not exist yet: the planner is told it is off.
+ *   The organization's overlay fabric: whether it is on and where it is not converged (a
+ *   network spanning such a server is turbofabric_required), and its container range with the
+ *   subnets the environment holds and those others hold (src/domain/fabric).
  * - Variables of the seven scopes (organization, workspace, project, environment, service, each
  *   service's hostings oldest first, and the server) resolved per service and per server
  *   (src/compose/variables.ts); secrets carry no value in the provenance.
@@ -33,6 +35,8 @@ import { composePolicyOf } from '../compose/policy.ts';
 import { hostingsOfServices, servicesOfEnvironment } from '../compose/queries.ts';
 import { containersOfEnvironment, serversOfEnvironment } from '../deployments/queries.ts';
 import { findEnvironment, type OwnedEnvironment } from '../environments/queries.ts';
+import { subnetsOfEnvironment, subnetsTakenElsewhere } from '../fabric/queries.ts';
+import { fabricReadiness } from '../fabric/service.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { findProject } from '../projects/queries.ts';
 import { findServer, serversOfOrganization } from '../servers/queries.ts';
@@ -149,12 +153,17 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     organizationId: organization.id,
     projectId: project.id,
     environmentId: environment.id,
-    placement: { anchorServerId: anchor.id, servers: organizationServers.map(plannerServer), previous, fabric: { enabled: false } },
+    placement: { anchorServerId: anchor.id, servers: organizationServers.map(plannerServer), previous, fabric: fabricReadiness(db, organization) },
     containerNaming: project.options?.containerNaming === 'custom' ? 'custom' : ('uuid' satisfies ContainerNaming),
     services: services.map((row) => ({ id: row.id, composeServiceName: row.composeServiceName, options: row.options })),
     variablesOn,
     principals,
     policy,
+    fabric: {
+      containerRange: organization.fabricContainerRange,
+      subnets: subnetsOfEnvironment(db, environment.id),
+      taken: subnetsTakenElsewhere(db, organization.id, environment.id),
+    },
   });
   const inPlan = new Set(compiled.placement.servers);
   const dropped = serversOfEnvironment(db, environment.id).filter((id) => !inPlan.has(id) && serverRows.has(id));

@@ -24,6 +24,8 @@ export interface CompiledDocument {
   secretNames: readonly string[];
   /** The policy the deploy command carries; the tenant policy without host access when absent. */
   policy?: { hostAccess: boolean; platform: boolean };
+  /** The networks spanning servers the deploy command names (its `fabric`). */
+  fabric?: readonly { network: string; bridge: string; subnet: string }[];
 }
 
 export const composeLookup = await composeV2ForTests();
@@ -50,6 +52,7 @@ export async function daemonCheck(root: string, document: CompiledDocument): Pro
     projectDir,
     secretFiles: new Map(document.secretNames.map((name) => [name, join(panel, 'secrets', name)])),
     policy: document.policy ?? { hostAccess: false, platform: false },
+    fabricNetworks: document.fabric ?? [],
     resolve: async () => {
       const files = ['-f', join(panel, 'compose.yaml'), '--project-directory', projectDir, '--env-file', join(panel, 'compose.env')];
       const output = await runCommand([...binary.command, '-p', document.project, ...files, 'config', '--format', 'json'], { cwd: panel });

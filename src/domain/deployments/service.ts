@@ -6,14 +6,16 @@
  * `queued` deployment carrying that generation (its server is the anchor), every server's
  * container rows pre-allocated on that server (upserted on (service_id, role, ordinal): new rows,
  * and rows with no container on that server, become `pending` with no container id; a container
- * still there keeps its row as it is until the deploy reports), one deploy command per server whose payload holds its
- * compose.yaml and the secrets it needs re-sealed to its own daemon's key (pndaemon), and a stop
- * command for each server that drops out of the plan. Only then does the caller hand the
- * commands to the hub. The deployment ends when all its commands have (settleDeployment).
+ * still there keeps its row as it is until the deploy reports), one deploy command per server
+ * whose payload holds its compose.yaml, the secrets it needs re-sealed to its own daemon's key
+ * (pndaemon) and its networks that span servers over the fabric, a stop command for each server
+ * that drops out of the plan, and the environment's fabric subnets as the plan left them (the
+ * others are freed). Only then does the caller hand the commands to the hub. The deployment ends when all its commands have (settleDeployment).
  *
  * Stop (`compose stop`: containers kept) and destroy (`compose down --volumes`) go to every server
  * the environment may still run on (its last deploy's, and those where its container rows hold a
- * container); they plan nothing, so the generation stays.
+ * container); they plan nothing, so the generation stays. Destroy frees the environment's fabric
+ * subnets; stop keeps them for the next deploy.
  */
 import { sql } from 'drizzle-orm';
 import { container, type Container, type DaemonCommand, type Deployment, type DeploymentKind, type JsonObject, type Server } from '../../db/schema/index.ts';
@@ -23,6 +25,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { conflict } from '../../lib/errors.ts';
 import { type Access, type Actor, loadFor, inOrganization } from '../actor.ts';
 import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
+import { replaceEnvironmentSubnets } from '../fabric/queries.ts';
 import type { DeployPlan } from '../deploy/plan.ts';
 import { loadEnvironment } from '../environments/service.ts';
 import { findServer } from '../servers/queries.ts';
@@ -134,8 +137,9 @@ export function commitDeploy(ctx: DeploymentContext, plan: DeployPlan): Enqueued
             .get(),
         );
       }
-      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets, policy: deployPolicy }));
+      commands.push(command(serverId, 'deploy', { compose: document.yaml, secrets, policy: deployPolicy, ...(document.fabric.length > 0 ? { fabric: document.fabric } : {}) }));
     }
+    replaceEnvironmentSubnets(tx, plan.environment.organizationId, plan.environment.id, plan.compiled.subnets);
     // A server the plan no longer uses keeps no containers of it (stopped ones would be orphans).
     for (const dropped of plan.dropped) commands.push(command(dropped.id, 'stop', { remove: true }));
     // Nothing to run anywhere and nothing to stop: the deploy is done as committed.
@@ -167,6 +171,7 @@ export function enqueueTeardown(
     const commands = serverIds.map((serverId) =>
       insertCommand(tx, { serverId, deploymentId: deployment.id, kind, payload: { deploymentId: deployment.id, project: composeProjectName(environmentId) }, expiresAt }),
     );
+    if (kind === 'destroy') replaceEnvironmentSubnets(tx, environment.organizationId, environmentId, []);
     return { deployment, commands, containers: [] };
   });
 }

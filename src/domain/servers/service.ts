@@ -1,12 +1,16 @@
 /**
- * Servers are enrolled by their daemon; clients list, read, rename and delete them. A server
- * stays while anything places work on it: an environment pin, a project default, a container
- * or a managed replica. Its variables and markers go with it; deployments keep their history
- * with the server reference cleared.
+ * Servers are enrolled by their daemon; clients list, read, rename, relabel and delete them, and
+ * set where the overlay fabric reaches them (endpoint, datacenter). A server stays while anything
+ * places work on it: an environment pin, a project default, a container or a managed replica.
+ * Its variables, markers and fabric allocations go with it; deployments keep their history with
+ * the server reference cleared. A change the fabric depends on (endpoint, datacenter, deletion)
+ * reconciles it: the queued commands are answered for the hub.
  */
 import { deepEqual } from '../../compose/values.ts';
-import type { Server } from '../../db/schema/index.ts';
+import type { DaemonCommand, Server } from '../../db/schema/index.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
+import { reconcileFabric } from '../fabric/reconcile.ts';
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
@@ -41,31 +45,53 @@ export interface ServerChanges {
   name?: string;
   /** Replaces the whole label set (the planner's `node.labels.<key>`). */
   labels?: Record<string, string>;
+  /** Where the fabric reaches the server; null: what its daemon reports. */
+  fabricEndpoint?: string | null;
+  datacenter?: string | null;
 }
 
-/** Rename and relabel: organization admins. Answers the row, unchanged when nothing differs. */
-export function updateServer(db: Queryable, actor: Actor, id: string, changes: ServerChanges): Server {
-  const row = loadServer(db, actor, id, 'write');
-  const set: ServerChanges = {};
-  if (changes.name !== undefined && changes.name !== row.name) set.name = changes.name;
-  if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
-  if (Object.keys(set).length === 0) return row;
-  return updateServerRow(db, id, set);
+export interface ServerContext {
+  db: Queryable;
+  clock: Clock;
+}
+
+/** A change and the fabric commands it queued. */
+export interface ServerChange {
+  server: Server;
+  commands: DaemonCommand[];
+}
+
+/** Rename, relabel, set the fabric endpoint or datacenter: organization admins. The row is unchanged when nothing differs. */
+export function updateServer(ctx: ServerContext, actor: Actor, id: string, changes: ServerChanges): ServerChange {
+  return ctx.db.transaction((db) => {
+    const row = loadServer(db, actor, id, 'write');
+    const set: ServerChanges = {};
+    if (changes.name !== undefined && changes.name !== row.name) set.name = changes.name;
+    if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
+    if (changes.fabricEndpoint !== undefined && changes.fabricEndpoint !== row.fabricEndpoint) set.fabricEndpoint = changes.fabricEndpoint;
+    if (changes.datacenter !== undefined && changes.datacenter !== row.datacenter) set.datacenter = changes.datacenter;
+    if (Object.keys(set).length === 0) return { server: row, commands: [] };
+    const server = updateServerRow(db, id, set);
+    const reachChanged = set.fabricEndpoint !== undefined || set.datacenter !== undefined;
+    return { server, commands: reachChanged ? reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) : [] };
+  });
 }
 
 /** Stored in key order, so the console and the API list them alike. */
 const sortedLabels = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-/** Answers the deleted row. */
-export function deleteServer(db: Queryable, actor: Actor, id: string): Server {
-  const row = loadServer(db, actor, id, 'write');
-  const dependent = firstDependent([
-    ['environments pinned to it', () => isServerPinned(db, id)],
-    ['projects using it as their default server', () => isServerProjectDefault(db, row.organizationId, id)],
-    ['containers', () => serverHasContainers(db, id)],
-    ['managed replicas', () => serverHasReplicas(db, id)],
-  ]);
-  if (dependent) throw hasDependents('server', dependent);
-  deleteRestricted('server', () => deleteServerRow(db, id));
-  return row;
+/** Answers the deleted row; the fabric's other members lose it from their peers. */
+export function deleteServer(ctx: ServerContext, actor: Actor, id: string): ServerChange {
+  return ctx.db.transaction((db) => {
+    const row = loadServer(db, actor, id, 'write');
+    const dependent = firstDependent([
+      ['environments pinned to it', () => isServerPinned(db, id)],
+      ['projects using it as their default server', () => isServerProjectDefault(db, row.organizationId, id)],
+      ['containers', () => serverHasContainers(db, id)],
+      ['managed replicas', () => serverHasReplicas(db, id)],
+    ]);
+    if (dependent) throw hasDependents('server', dependent);
+    deleteRestricted('server', () => deleteServerRow(db, id));
+    return { server: row, commands: reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) };
+  });
 }

@@ -125,7 +125,7 @@ describe('/ws/daemon/v1', () => {
         onWelcome: async () => {},
         execute: async (frame: CommandFrame) => {
           executed.push(frame.id);
-          return { report: { project: frame.payload.project, containers: [] }, result: { ok: true, data: {} } };
+          return { report: { project: 'project' in frame.payload ? frame.payload.project : 'none', containers: [] }, result: { ok: true, data: {} } };
         },
       },
     });

@@ -17,6 +17,7 @@ import { deployRoutes } from './deploy.ts';
 import { deploymentRoutes } from './deployments.ts';
 import { deployPreviewRoutes } from './deploy-preview.ts';
 import { environmentRoutes } from './environments.ts';
+import { fabricRoutes } from './fabric.ts';
 import { hostingRoutes } from './hostings.ts';
 import { managedRoutes } from './managed.ts';
 import { markerRoutes } from './markers.ts';
@@ -49,6 +50,7 @@ export const clientV1 = (deps: AppDeps): AnyElysia =>
     .use(certificateAuthorityRoutes(deps))
     .use(containerRoutes(deps))
     .use(serverRoutes(deps))
+    .use(fabricRoutes(deps))
     .use(tagRoutes(deps))
     .use(markerRoutes(deps))
     .use(variableRoutes(deps))

@@ -11,6 +11,11 @@ import { errorResponses } from '../../schemas.ts';
 /** The server as GET /servers/:id answers it (also pushed on /ws/client/v1). */
 export const presentServer = presenterOf(Server);
 
+/** Hands the fabric commands a change queued to the hub (each server's daemon gets them now or at its next connect). */
+export function dispatchCommands(deps: AppDeps, commands: readonly { serverId: string }[]): void {
+  for (const serverId of new Set(commands.map((command) => command.serverId))) deps.hub.dispatch(serverId);
+}
+
 /** "This machine": Panel's own host as the organization's local server, or why it is not connected. */
 const thisMachineRoute = (deps: AppDeps) =>
   new Elysia({ prefix: '/servers', detail: { tags: ['servers'] } })
@@ -42,16 +47,22 @@ export const serverRoutes = (deps: AppDeps) =>
     update: {
       body: ServerUpdate,
       run: (actor, id, body) => {
-        const row = updateServer(deps.db, actor, id, body);
-        deps.hub.feed.server(row);
-        return row;
+        const { server, commands } = updateServer(deps, actor, id, body);
+        deps.hub.feed.server(server);
+        dispatchCommands(deps, commands);
+        return server;
       },
-      summary: 'Rename a server or replace its labels',
+      summary: 'Rename a server, replace its labels or set where the overlay fabric reaches it',
+      description: 'A new `fabricEndpoint` or `datacenter` reconciles the fabric: the members whose peer configuration changes get it as a command.',
     },
     remove: {
-      run: (actor, id) => deps.hub.feed.serverDeleted(deleteServer(deps.db, actor, id)),
+      run: (actor, id) => {
+        const { server, commands } = deleteServer(deps, actor, id);
+        deps.hub.feed.serverDeleted(server);
+        dispatchCommands(deps, commands);
+      },
       errors: ['has_dependents'],
-      summary: 'Delete a server (409 has_dependents while work is pinned to or running on it)',
+      summary: 'Delete a server (409 has_dependents while work is pinned to or running on it); it leaves every fabric peer list',
     },
   }),
   );

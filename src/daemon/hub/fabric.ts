@@ -1,0 +1,16 @@
+/**
+ * A daemon's `fabric` frame (src/contract/fabric.ts): recorded in one transaction
+ * (src/domain/fabric/reports.ts); answers the servers that got a fabric command from it, for
+ * the hub to dispatch. Only the connection's own server is ever touched.
+ */
+import type { FabricStatus } from '../../contract/fabric.ts';
+import { recordFabricStatus } from '../../domain/fabric/reports.ts';
+import type { FabricFrame } from '../../contract/daemon-protocol.ts';
+import type { DaemonOf, OutcomeContext } from './outcomes.ts';
+
+export function onFabricStatus(ctx: OutcomeContext, daemon: DaemonOf, frame: FabricFrame, firstOfConnection: boolean): string[] {
+  const { type: _type, ...status } = frame;
+  const commands = ctx.db.transaction((tx) => recordFabricStatus(tx, daemon.serverId, status satisfies FabricStatus, { now: ctx.now(), firstOfConnection }));
+  if (commands.length > 0) ctx.logger.info('fabric commands queued', { reportedBy: daemon.serverId, servers: commands.map((command) => command.serverId) });
+  return [...new Set(commands.map((command) => command.serverId))];
+}
