@@ -53,11 +53,11 @@ export type ServingDeps = AppDeps & Required<Pick<AppDeps, 'diskFull' | 'backups
  */
 export function buildApp(given: AppDeps) {
   const { config, logger } = given;
-  const deps: ServingDeps = {
-    ...given,
-    diskFull: given.diskFull ?? diskFullMonitor(config.dataDir, logger),
-    backups: given.backups ?? backupMaker(config, given.clock),
-  };
+  // Filled in on the given object, not a copy: routes read deps when they run, and tests swap a
+  // part (the executable, the local daemon's status) after building the app.
+  given.diskFull ??= diskFullMonitor(config.dataDir, logger);
+  given.backups ??= backupMaker(config, given.clock);
+  const deps = given as ServingDeps;
   let openApiDocument: { routes: number; document: ReturnType<typeof buildOpenApiDocument> } | undefined;
   const checkBody = bodyChecker(() => app.routes);
   const app = new Elysia({ name: 'panel', normalize: false })
