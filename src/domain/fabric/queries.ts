@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import type { FabricSubnet } from '../../compose/compile.ts';
 import { type DaemonCommand, daemonCommand, type FabricMemberRow, fabricMember, fabricSubnet, type JsonObject, server } from '../../db/schema/index.ts';
-import { OPEN_COMMAND_STATUSES } from '../commands/service.ts';
+import { isOpenCommand } from '../commands/service.ts';
 import type { Queryable } from '../shared/database.ts';
 
 export function membersOf(db: Queryable, organizationId: string): FabricMemberRow[] {
@@ -47,7 +47,7 @@ export function openFabricCommandsOf(db: Queryable, serverId: string): DaemonCom
   return db
     .select()
     .from(daemonCommand)
-    .where(and(eq(daemonCommand.serverId, serverId), eq(daemonCommand.kind, 'fabric'), inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES])))
+    .where(and(eq(daemonCommand.serverId, serverId), eq(daemonCommand.kind, 'fabric'), isOpenCommand()))
     .orderBy(asc(daemonCommand.id))
     .all();
 }
@@ -60,7 +60,7 @@ export function openFabricCommandsOf(db: Queryable, serverId: string): DaemonCom
 export function supersedeFabricCommands(db: Queryable, serverId: string, now: Date): void {
   db.update(daemonCommand)
     .set({ status: 'expired', error: 'superseded: a newer fabric configuration replaced it', payload: null, finishedAt: now })
-    .where(and(eq(daemonCommand.serverId, serverId), eq(daemonCommand.kind, 'fabric'), inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES])))
+    .where(and(eq(daemonCommand.serverId, serverId), eq(daemonCommand.kind, 'fabric'), isOpenCommand()))
     .run();
 }
 
