@@ -9,6 +9,8 @@ export const Organization = v.object({
   isRandomizeUsernames: v.boolean(),
   isDeployHooksEnabled: v.boolean(),
   isHostAccessAllowed: v.boolean(),
+  /** Host access also on the control plane's own server: a superadmin's grant (admin surface), on top of isHostAccessAllowed. */
+  isLocalHostAccessAllowed: v.boolean(),
   /** The overlay fabric is on (its settings and state: GET /organizations/{id}/fabric). */
   isFabricEnabled: v.boolean(),
   ...Timestamps,
@@ -22,9 +24,16 @@ export const OrganizationUpdate = strict({
   defaultEnvironmentName: v.optional(EnvironmentName),
   /** New principals get `<username>_<11 random characters>` as their applied username. */
   isRandomizeUsernames: v.optional(v.boolean()),
-  /** Owners only: lets Compose documents use host access (privileged, host paths, the Docker socket). */
+  /** Owners only: lets Compose documents use host access on the organization's servers (docs/SECURITY.md). */
   isHostAccessAllowed: v.optional(v.boolean()),
   /** Owners only: allows deploy hooks in service options. */
   isDeployHooksEnabled: v.optional(v.boolean()),
 });
 export type OrganizationUpdate = v.InferInput<typeof OrganizationUpdate>;
+
+/** Superadmins (PATCH /api/admin/v1/organizations/{id}): host access on the control plane's own server. */
+export const LocalHostAccessUpdate = strict({
+  /** With the owner's isHostAccessAllowed, lets the organization's Compose documents use host access on Panel's own server. */
+  isLocalHostAccessAllowed: v.boolean(),
+});
+export type LocalHostAccessUpdate = v.InferInput<typeof LocalHostAccessUpdate>;

@@ -3,15 +3,20 @@
  * own Docker engines and `panel daemon`s (wireguard-go here: the lab has no WireGuard module),
  * a `panel serve` on the lab's root address. In order:
  * - with the fabric off, a compose whose overlay network spans hosts answers 422
- *   turbofabric_required and enqueues nothing;
+ *   turbofabric_required and enqueues nothing, while another project's overlay network whose
+ *   services share one host deploys as a plain bridge there;
  * - the owner turns the fabric on: every daemon reports its key, gets its peers and converges;
  * - the deploy puts the api on h2 (server label) and a client on h1 and h3: each client reaches
  *   the api by service name across hosts, seen with its own address (no masquerade), and the
  *   control plane outside the mesh (masqueraded); a container on another network cannot reach
  *   the api over the mesh; the handshakes show in the fabric view, and in the console (when
  *   Chromium is here), where an admin sets h2's endpoint and datacenter;
+ * - the other project's own overlay network, spanning h1 and h2: its containers reach each other,
+ *   and neither the first project's api nor a server's mesh address;
  * - h2's daemon and engine stop and its interface is deleted (as a reboot would), then both
  *   start again: the mesh reconverges and the clients reach the api again;
+ * - h2's key is rotated (its daemon restarts without its key file): h1 and h3 get the new key in
+ *   place of the old, and the clients reach the api again;
  * - h3 leaves the plan and is deleted: its peer disappears from h1 and h2;
  * - the fabric is turned off: every host removes its interface and rules.
  * Skipped with a printed reason when the lab cannot start (it needs root).
@@ -65,6 +70,38 @@ networks:
     driver: overlay
 `;
 
+// Another project of the organization: first one service on h1 on an overlay network (one host:
+// a plain bridge, no fabric), then also a probe on h1 and h2 on an overlay network of its own.
+const PROBE_COMMAND = 'mkdir -p /www && echo probe >/www/index.html && exec httpd -f -p 8080 -h /www';
+const OTHER_SOLO = `services:
+  solo:
+    image: local/busybox:1
+    command: ["sleep", "3600"]
+    restart: always
+    stop_grace_period: 1s
+    networks: [local]
+    deploy:
+      placement:
+        constraints: [node.hostname == h1]
+networks:
+  local:
+    driver: overlay
+`;
+const OTHER_WITH_PROBE = `${OTHER_SOLO.replace('networks:\n  local:', `  probe:
+    image: local/busybox:1
+    command: ["sh", "-c", ${JSON.stringify(PROBE_COMMAND)}]
+    restart: always
+    stop_grace_period: 1s
+    networks: [side]
+    deploy:
+      mode: global
+      placement:
+        constraints: [node.hostname != h3]
+networks:
+  local:`)}  side:
+    driver: overlay
+`;
+
 const start = await startFleetLab('fabric', 3);
 if (!start.started) {
   console.warn(`fleet fabric e2e skipped: ${start.reason}`);
@@ -94,6 +131,7 @@ interface FabricServer {
   name: string;
   state: string;
   reason: string | null;
+  meshAddress: string | null;
   publicKey: string | null;
   peers: { name: string; lastHandshakeAt: string | null }[];
 }
@@ -103,6 +141,8 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
   let url = '';
   const serverOf = new Map<string, string>(); // host name -> server id
   let environmentId = '';
+  let otherProjectId = '';
+  let otherEnvironmentId = '';
 
   const api = (method: string, path: string, body?: unknown) => clientApi(session, method, path, body);
   const logs = () => [`--- panel\n${(panel?.logs() ?? '').slice(-4000)}`, ...[...outputs].map(([host, output]) => `--- daemon ${host}\n${output.join('').slice(-3000)}`)].join('\n');
@@ -144,8 +184,8 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
       const states = names.map((name) => view.servers.find((server) => server.name === name)?.state);
       return states.every((state) => state === 'converged') ? view : undefined;
     });
-  const deploy = async () => {
-    const res = await api('POST', `/environments/${environmentId}/deploy`, {});
+  const deploy = async (environment = environmentId) => {
+    const res = await api('POST', `/environments/${environment}/deploy`, {});
     expect(res.status, res.text).toBe(202);
     await until(`deployment ${res.json.id}`, async () => {
       const current = (await api('GET', `/deployments/${res.json.id}`)).json;
@@ -154,17 +194,21 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
     });
   };
   /** The container of a Compose service of the environment on a host. */
-  const containerOn = async (host: LabHost, service: string) =>
-    (await host.docker('ps', '--filter', `label=com.docker.compose.project=pn-${environmentId}`, '--filter', `label=dev.panel.compose-service=${service}`, '--format', '{{.Names}}')).stdout.trim();
+  const containerOn = async (host: LabHost, service: string, environment = environmentId) =>
+    (await host.docker('ps', '--filter', `label=com.docker.compose.project=pn-${environment}`, '--filter', `label=dev.panel.compose-service=${service}`, '--format', '{{.Names}}')).stdout.trim();
   /** What a client container on `host` gets from `target` (wget in the container; empty when it fails). */
-  const fetchFrom = async (host: LabHost, target: string) => {
-    const name = await containerOn(host, 'client');
+  const fetchFrom = async (host: LabHost, target: string, container?: string) => {
+    const name = container ?? (await containerOn(host, 'client'));
     if (!name) return '';
     const result = await host.docker('exec', name, 'sh', '-c', `timeout 3 wget -qO- ${target}; exit $?`);
     // busybox httpd shows an IPv4 peer as [::ffff:a.b.c.d]
     return result.exitCode === 0 ? result.stdout.trim().replace(/\[::ffff:([0-9.]+)\]/, '$1') : '';
   };
   const onHost = async (host: LabHost, ...cmd: string[]) => (await host.exec(cmd)).stdout;
+  /** A container's address on its (one) network. */
+  const addressOf = async (host: LabHost, container: string) => (await host.docker('inspect', '-f', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', container)).stdout.trim();
+  /** Whether a container on `host` gets an answer to one ping of `address` (busybox ping, 2 s). */
+  const pings = async (host: LabHost, container: string, address: string) => (await host.docker('exec', container, 'sh', '-c', `ping -c 1 -W 2 ${address} >/dev/null; exit $?`)).exitCode === 0;
 
   test('serve on the lab address, install, three daemons join; roles by label', async () => {
     const port = freePort();
@@ -202,6 +246,10 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
     expect(saved.status, saved.text).toBe(200);
     environmentId = (await api('GET', `/environments?projectId=${projectId}`)).json.data[0].id;
     expect((await api('PATCH', `/environments/${environmentId}`, { serverId: serverOf.get('h1') })).status).toBe(200);
+    otherProjectId = (await api('POST', '/projects', { workspaceId: workspaces.find((workspace) => workspace.kind === 'user')!.id, name: 'other' })).json.id;
+    expect((await api('PUT', `/projects/${otherProjectId}/compose`, { yaml: OTHER_SOLO })).status).toBe(200);
+    otherEnvironmentId = (await api('GET', `/environments?projectId=${otherProjectId}`)).json.data[0].id;
+    expect((await api('PATCH', `/environments/${otherEnvironmentId}`, { serverId: serverOf.get('h1') })).status).toBe(200);
   }, STEP_TIMEOUT_MS);
 
   test('fabric off: the deploy answers 422 turbofabric_required naming the network and the servers, and enqueues nothing', async () => {
@@ -211,6 +259,16 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
     expect(refused.json.error.message).toContain('network mesh, whose driver is overlay, has services on 3 servers (h1, h2, h3)');
     expect((await api('GET', `/deployments?environmentId=${environmentId}`)).json.data).toEqual([]);
     for (const host of lab!.hosts) expect((await host.exec(['ip', 'link', 'show', 'dev', 'panelwg'])).exitCode).not.toBe(0);
+  }, STEP_TIMEOUT_MS);
+
+  test('fabric off: an overlay network whose services share one host needs no fabric; it runs there as a plain bridge', async () => {
+    await deploy(otherEnvironmentId);
+    const h1 = lab!.host('h1');
+    const solo = await containerOn(h1, 'solo', otherEnvironmentId);
+    expect(solo).not.toBe('');
+    const network = (await h1.docker('network', 'inspect', '-f', '{{.Driver}} {{index .Options "com.docker.network.bridge.name"}}', `pn-${otherEnvironmentId}_local`)).stdout.trim();
+    expect(network).toBe('bridge');
+    expect(await addressOf(h1, solo)).not.toMatch(/^10\.210\./);
   }, STEP_TIMEOUT_MS);
 
   test('the owner turns the fabric on: every server gets its peers, its interface, and converges', async () => {
@@ -246,6 +304,26 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
       return h1.peers.find((peer) => peer.name === 'h2')?.lastHandshakeAt ? current : undefined;
     });
     expect(view.servers.find((server) => server.name === 'h1')!.state).toBe('converged');
+  }, STEP_TIMEOUT_MS);
+
+  test("another project's network spanning h1 and h2 carries its own traffic and nothing else: not the first project's api, not a server's mesh address", async () => {
+    expect((await api('PUT', `/projects/${otherProjectId}/compose`, { yaml: OTHER_WITH_PROBE })).status).toBe(200);
+    await deploy(otherEnvironmentId);
+    const [h1, h2] = [lab!.host('h1'), lab!.host('h2')];
+    const probe = await containerOn(h1, 'probe', otherEnvironmentId);
+    const probeOnH2 = await addressOf(h2, await containerOn(h2, 'probe', otherEnvironmentId));
+    const apiAddress = await addressOf(h2, await containerOn(h2, 'api'));
+    expect(probeOnH2).toMatch(/^10\.210\./);
+    // Its own network works across hosts (the controls: the same tools, the same path over the mesh).
+    expect(await until('the probe on h1 reaching the probe on h2', async () => (await fetchFrom(h1, `http://${probeOnH2}:8080/`, probe)) || undefined)).toBe('probe');
+    expect(await pings(h1, probe, probeOnH2)).toBe(true);
+    // The first project's api on h2, and h2's own address on the mesh: out of its reach.
+    expect(await fetchFrom(h1, `http://${apiAddress}:8080/cgi-bin/who`, probe)).toBe('');
+    expect(await pings(h1, probe, apiAddress)).toBe(false);
+    const h2Mesh = (await fabric()).servers.find((server) => server.name === 'h2')!.meshAddress!;
+    expect(await pings(h1, probe, h2Mesh)).toBe(false);
+    // While h1 itself reaches h2 over the mesh: the servers are the organization's.
+    expect((await h1.exec(['busybox', 'ping', '-c', '1', '-W', '2', h2Mesh])).exitCode).toBe(0);
   }, STEP_TIMEOUT_MS);
 
   test.skipIf(chromiumMissing() !== null)('the console shows the fabric: each server converged with its peers and handshakes; an admin sets where h2 is reached', async () => {
@@ -305,6 +383,27 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
     for (const name of ['h1', 'h3']) {
       const answer = await until(`the client on ${name} reaching the api again`, async () => (await fetchFrom(lab!.host(name), 'http://api:8080/cgi-bin/who')) || undefined);
       expect(answer).toStartWith('api 10.210.');
+    }
+  }, STEP_TIMEOUT_MS);
+
+  test("h2's key is rotated (its daemon restarts without its key file): h1 and h3 get the new key in place of the old; traffic resumes", async () => {
+    const h2 = lab!.host('h2');
+    const oldKey = (await fabric()).servers.find((server) => server.name === 'h2')!.publicKey!;
+    await stopDaemon(h2);
+    expect((await h2.exec(['rm', '/var/lib/panel-daemon/fabric/private.key'])).exitCode).toBe(0);
+    startDaemon(h2);
+    const view = await until('a new key for h2, converged everywhere', async () => {
+      const current = await fabric();
+      const rotated = current.servers.find((server) => server.name === 'h2')!.publicKey !== oldKey;
+      return rotated && current.servers.every((server) => server.state === 'converged') ? current : undefined;
+    });
+    const newKey = view.servers.find((server) => server.name === 'h2')!.publicKey!;
+    expect((await onHost(h2, 'wg', 'show', 'panelwg', 'public-key')).trim()).toBe(newKey);
+    for (const name of ['h1', 'h3']) {
+      const peers = await onHost(lab!.host(name), 'wg', 'show', 'panelwg', 'peers');
+      expect(peers).toContain(newKey);
+      expect(peers).not.toContain(oldKey);
+      expect(await until(`the client on ${name} reaching the api with h2's new key`, async () => (await fetchFrom(lab!.host(name), 'http://api:8080/cgi-bin/who')) || undefined)).toStartWith('api 10.210.');
     }
   }, STEP_TIMEOUT_MS);
 

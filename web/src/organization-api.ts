@@ -43,6 +43,12 @@ export const organizationApi = {
   },
 };
 
+/** The admin surface (superadmins): every organization, and host access on this control plane's own server. */
+export const adminApi = {
+  organizations: (query: { cursor?: string }) => call<Page<OrganizationSettings>>('GET', 'admin/v1/organizations', undefined, query),
+  setLocalHostAccess: (id: string, allowed: boolean) => call<OrganizationSettings>('PATCH', `admin/v1/organizations/${id}`, { isLocalHostAccessAllowed: allowed }),
+};
+
 /** The link an invitee opens; the token rides in the fragment, which never reaches a server or its logs. */
 export const invitationLink = (token: string) => `${location.origin}/invitations/accept#token=${encodeURIComponent(token)}`;
 

@@ -20,6 +20,7 @@ import { ServersPage } from './pages/servers.tsx';
 import { FabricPage } from './pages/fabric.tsx';
 import { ServicePage } from './pages/service.tsx';
 import { AccountPage } from './pages/account.tsx';
+import { AdministrationPage } from './pages/administration.tsx';
 import { OrganizationTagsPage } from './pages/tags.tsx';
 import { PrincipalsPage } from './pages/principals.tsx';
 import { ManagedPage } from './pages/managed.tsx';
@@ -49,6 +50,7 @@ function pageFor(path: string, organizations: Organization[] | undefined) {
     if (params) return page(params.id!);
   }
   if (path === '/account') return <AccountPage />;
+  if (path === '/admin') return <AdministrationPage />;
   if (path === '/') return <Home organizations={organizations} />;
   return <NotFound />;
 }
@@ -87,6 +89,11 @@ function ShellFrame({ session, onSignedOut }: ShellProps) {
         </Link>
         <OrganizationSwitcher organizations={organizations.data} current={current} />
         <div class="account">
+          {session.user.isSuperadmin && (
+            <Link href="/admin" aria-current={path === '/admin' ? 'page' : undefined}>
+              Administration
+            </Link>
+          )}
           <Link href="/account" title={`Your account (${session.user.email})`} aria-current={path === '/account' ? 'page' : undefined}>
             {session.user.displayName ?? session.user.email}
           </Link>

@@ -17,8 +17,10 @@ export const organization = sqliteTable(
     isRandomizeUsernames: boolean('is_randomize_usernames').notNull().default(false),
     /** Allows deploy hooks in service options. */
     isDeployHooksEnabled: boolean('is_deploy_hooks_enabled').notNull().default(false),
-    /** Compose host-access opt-in (host network, privileged mounts and the like). */
+    /** Compose host access on the organization's servers: its owner's opt-in (docs/SECURITY.md). */
     isHostAccessAllowed: boolean('is_host_access_allowed').notNull().default(false),
+    /** Host access also on the control plane's own (local) server: a superadmin's grant, on top of the opt-in. */
+    isLocalHostAccessAllowed: boolean('is_local_host_access_allowed').notNull().default(false),
     /** The overlay fabric (owner's opt-in): a WireGuard mesh between the organization's servers. */
     isFabricEnabled: boolean('is_fabric_enabled').notNull().default(false),
     /** Where the servers' mesh addresses come from (src/fabric/allocate.ts checks it). */
@@ -34,6 +36,7 @@ export const organization = sqliteTable(
     booleanCheck('organization', t.isRandomizeUsernames),
     booleanCheck('organization', t.isDeployHooksEnabled),
     booleanCheck('organization', t.isHostAccessAllowed),
+    booleanCheck('organization', t.isLocalHostAccessAllowed),
     booleanCheck('organization', t.isFabricEnabled),
   ],
 );

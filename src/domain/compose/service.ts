@@ -29,6 +29,7 @@ import {
   viewOf,
 } from './documents.ts';
 import { environmentsOfProject, findRepositoryOrganization } from './queries.ts';
+import { findServer } from '../servers/queries.ts';
 import { composePolicyOf } from './policy.ts';
 import { reconcileEnvironment } from './reconcile.ts';
 
@@ -121,16 +122,26 @@ export function overlayOptionsForWrite<T extends Options>(db: Queryable, project
   return optionsForWrite(given, stored, (data) => validateLayer(data, composePolicyOf(db, project), base));
 }
 
+/**
+ * The policy an environment's merged document is held to at save: its anchor server (the pin, else
+ * the project's default) decides whether host access is on Panel's own host. Deploys check again
+ * on every server their plan uses.
+ */
+function environmentPolicy(tx: Queryable, project: Project, environment: Environment) {
+  const defaultServerId = typeof project.options?.defaultServerId === 'string' ? project.options.defaultServerId : null;
+  const anchor = findServer(tx, environment.serverId ?? defaultServerId ?? '');
+  return composePolicyOf(tx, project, anchor === undefined ? [] : [anchor]);
+}
+
 /** After the project row holds its new base (caller's transaction): every environment follows. */
 export function reconcileProject(tx: Queryable, project: Project, previous: ComposeDocument | null): Project {
-  const policy = composePolicyOf(tx, project);
   const base = dataOf(storedDocument(project.options));
   for (const environment of environmentsOfProject(tx, project.id)) {
     const overlay = dataOf(storedDocument(environment.options));
     reconcileEnvironment(tx, {
       environment,
       organizationId: project.organizationId,
-      policy,
+      policy: environmentPolicy(tx, project, environment),
       base,
       overlay,
       previousBase: dataOf(previous),
@@ -147,7 +158,7 @@ export function reconcileEnvironmentOf(tx: Queryable, project: Project, environm
   reconcileEnvironment(tx, {
     environment,
     organizationId: project.organizationId,
-    policy: composePolicyOf(tx, project),
+    policy: environmentPolicy(tx, project, environment),
     base,
     overlay,
     previousBase: base,

@@ -146,25 +146,33 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
     .filter((row) => row.role === 'service' && keyOf.has(row.serviceId))
     .map((row) => ({ service: keyOf.get(row.serviceId)!, ordinal: row.ordinal, serverId: row.serverId }));
 
-  const policy = composePolicyOf(db, project);
-  const compiled = compile({
-    base: dataOf(storedDocument(project.options)),
-    overlay: storedDocument(environment.options)?.data ?? null,
-    organizationId: organization.id,
-    projectId: project.id,
-    environmentId: environment.id,
-    placement: { anchorServerId: anchor.id, servers: organizationServers.map(plannerServer), previous, fabric: fabricReadiness(db, organization) },
-    containerNaming: project.options?.containerNaming === 'custom' ? 'custom' : ('uuid' satisfies ContainerNaming),
-    services: services.map((row) => ({ id: row.id, composeServiceName: row.composeServiceName, options: row.options })),
-    variablesOn,
-    principals,
-    policy,
-    fabric: {
-      containerRange: organization.fabricContainerRange,
-      subnets: subnetsOfEnvironment(db, environment.id),
-      taken: subnetsTakenElsewhere(db, organization.id, environment.id),
-    },
-  });
+  const compileUnder = (held: StoredPolicy) =>
+    compile({
+      base: dataOf(storedDocument(project.options)),
+      overlay: storedDocument(environment.options)?.data ?? null,
+      organizationId: organization.id,
+      projectId: project.id,
+      environmentId: environment.id,
+      placement: { anchorServerId: anchor.id, servers: organizationServers.map(plannerServer), previous, fabric: fabricReadiness(db, organization) },
+      containerNaming: project.options?.containerNaming === 'custom' ? 'custom' : ('uuid' satisfies ContainerNaming),
+      services: services.map((row) => ({ id: row.id, composeServiceName: row.composeServiceName, options: row.options })),
+      variablesOn,
+      principals,
+      policy: held,
+      fabric: {
+        containerRange: organization.fabricContainerRange,
+        subnets: subnetsOfEnvironment(db, environment.id),
+        taken: subnetsTakenElsewhere(db, organization.id, environment.id),
+      },
+    });
+  // The plan decides the servers; where one is Panel's own, host access also needs the superadmin's grant.
+  let policy = composePolicyOf(db, project);
+  let compiled = compileUnder(policy);
+  const onServers = composePolicyOf(db, project, compiled.placement.servers.map((id) => serverRows.get(id)!));
+  if (onServers.hostAccess !== policy.hostAccess) {
+    policy = onServers;
+    compiled = compileUnder(policy);
+  }
   const inPlan = new Set(compiled.placement.servers);
   const dropped = serversOfEnvironment(db, environment.id).filter((id) => !inPlan.has(id) && serverRows.has(id));
   const provenance = Object.fromEntries(

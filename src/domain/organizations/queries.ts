@@ -14,6 +14,12 @@ export function listOrganizationsIn(db: Queryable, ids: string[], page: PageRequ
   return toPage(db.select().from(organization).where(where).orderBy(organization.id).limit(fetch).all(), limit);
 }
 
+/** Every organization, for superadmins. */
+export function listAllOrganizations(db: Queryable, page: PageRequest): Page<Organization> {
+  const { where, fetch, limit } = pageWindow(organization.id, page);
+  return toPage(db.select().from(organization).where(where).orderBy(organization.id).limit(fetch).all(), limit);
+}
+
 export function updateOrganizationRow(db: Queryable, id: string, changes: Partial<NewOrganization>): Organization {
   return db.update(organization).set(changes).where(eq(organization.id, id)).returning().get()!;
 }

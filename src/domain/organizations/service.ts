@@ -1,9 +1,10 @@
 import type { Db } from '../../db/client.ts';
 import { membership, type Organization, organization, workspace } from '../../db/schema/index.ts';
 import { type Actor, authorize, visibleOrganizationIds } from '../actor.ts';
+import { forbidden, notFound } from '../../lib/errors.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
-import { findOrganization, listOrganizationsIn, updateOrganizationRow } from './queries.ts';
+import { findOrganization, listAllOrganizations, listOrganizationsIn, updateOrganizationRow } from './queries.ts';
 
 /** The machine workspace every organization gets; its name is reserved for users. */
 export const PANEL_WORKSPACE_NAME = 'TurboPanel';
@@ -25,6 +26,22 @@ export function createOrganization(db: Db, input: { name: string; ownerUserId: s
 
 export function listOrganizations(db: Queryable, actor: Actor, page: PageRequest): Page<Organization> {
   return listOrganizationsIn(db, visibleOrganizationIds(actor), page);
+}
+
+/** Every organization, for a superadmin (the admin surface). */
+export function listOrganizationsAsSuperadmin(db: Queryable, actor: Actor, page: PageRequest): Page<Organization> {
+  if (!actor.isSuperadmin) throw forbidden('this needs a superadmin');
+  return listAllOrganizations(db, page);
+}
+
+/**
+ * A superadmin's grant of host access on the control plane's own server to an organization. It
+ * adds to the owner's opt-in (isHostAccessAllowed), never replaces it: both are needed there.
+ */
+export function setLocalHostAccess(db: Queryable, actor: Actor, id: string, allowed: boolean): Organization {
+  if (!actor.isSuperadmin) throw forbidden('this needs a superadmin');
+  if (!findOrganization(db, id)) throw notFound('organization');
+  return updateOrganizationRow(db, id, { isLocalHostAccessAllowed: allowed });
 }
 
 /** Reads an organization the actor belongs to; any other is 404. */

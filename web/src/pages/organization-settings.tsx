@@ -11,7 +11,7 @@ import { changedEntries, isUnchanged } from '../changes.ts';
 import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { announceOrganizationsChanged, hasRole, organizationApi, type OrganizationChanges, type OrganizationSettings, type Role } from '../organization-api.ts';
 import { useOrganizationRole, useSession } from '../role.tsx';
-import { usePageTitle } from '../router.tsx';
+import { Link, usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from './browse.tsx';
 import { InvitationsSection, MembersSection } from './members.tsx';
 
@@ -112,6 +112,7 @@ function GeneralSettings({ organization, canEdit, onSaved }: SettingsProps) {
 const ACCESS_FIELDS = ['isHostAccessAllowed', 'isDeployHooksEnabled'] as const;
 
 function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps) {
+  const { session } = useSession();
   const form = useForm(ACCESS_FIELDS);
   const [hostAccess, setHostAccess] = useState(organization.isHostAccessAllowed);
   const [deployHooks, setDeployHooks] = useState(organization.isDeployHooksEnabled);
@@ -143,6 +144,16 @@ function ServerAccessSettings({ organization, canEdit, onSaved }: SettingsProps)
             checked={hostAccess}
             onChange={setHostAccess}
           />
+          <p class="field-hint" data-testid="local-host-access">
+            On this server, which runs Panel, host access also needs a superadmin's grant:{' '}
+            {organization.isLocalHostAccessAllowed ? 'granted' : 'not granted'}.
+            {session.user.isSuperadmin && (
+              <>
+                {' '}
+                <Link href="/admin">Change it in Administration</Link>.
+              </>
+            )}
+          </p>
           <CheckField
             {...form.fieldProps('isDeployHooksEnabled')}
             label="Enable deploy hooks"

@@ -54,6 +54,7 @@ function connect(t: TestApp, organizationId: string, name: string, address: stri
   };
   return daemon;
 }
+type Daemon = ReturnType<typeof connect>;
 
 async function setup() {
   const t = createTestApp();
@@ -155,6 +156,30 @@ describe('reconvergence', () => {
       expect(daemon.commands()).toHaveLength(2);
       expect(configOf(daemon.commands()[1]!.payload).peers.map((peer) => peer.serverId)).toContain(late.id);
     }
+  });
+
+  test('a new key (the server rotated it): every peer gets it in place of the old; the server keeps its address and port', async () => {
+    const { daemons, view, enable } = await setup();
+    await enable();
+    for (const daemon of daemons) daemon.apply();
+    const [h1, h2, h3] = daemons as [Daemon, Daemon, Daemon];
+    const { config, hash } = h2.commands().at(-1)!.payload as { config: FabricConfig; hash: string };
+    const oldKey = h2.publicKey;
+    // Its daemon restarted without its key file: a new pair, its configuration applied again with it.
+    h2.publicKey = wireguardKey();
+    h2.reconnect();
+    h2.report({ appliedHash: hash });
+    expect(h2.commands()).toEqual([]);
+    for (const peer of [h1, h3]) {
+      const keys = configOf(peer.commands().at(-1)!.payload).peers.map((entry) => entry.publicKey);
+      expect(keys).toContain(h2.publicKey);
+      expect(keys).not.toContain(oldKey);
+    }
+    expect(stateOf(await view())).toEqual({ h1: 'pending', h2: 'converged', h3: 'pending' });
+    for (const peer of [h1, h3]) peer.apply();
+    const after = await view();
+    expect(stateOf(after)).toEqual({ h1: 'converged', h2: 'converged', h3: 'converged' });
+    expect(after.servers.find((server: { name: string }) => server.name === 'h2')).toMatchObject({ publicKey: h2.publicKey, meshAddress: config.address.split('/')[0], listenPort: config.listenPort });
   });
 
   test('an endpoint set by an admin changes the others’ configurations only; an unchanged one sends nothing', async () => {
