@@ -62,6 +62,16 @@ describe('configuration', () => {
     expect(loadConfig({ PANEL_SECRETS: ring, PANEL_PUBLIC_URL: 'https://panel.example/' }, generate).publicUrl).toBe('https://panel.example');
   });
 
+  test('the ingress image: the official Caddy by default, any image reference, nothing a shell or YAML could misread', () => {
+    expect(loadConfig({ PANEL_SECRETS: ring }, generate).ingressImage).toBe('caddy:2.10');
+    for (const image of ['local/caddy:1', 'registry.example:5000/ops/caddy:2.10-alpine', `caddy@sha256:${'a'.repeat(64)}`]) {
+      expect(loadConfig({ PANEL_SECRETS: ring, PANEL_INGRESS_IMAGE: image }, generate).ingressImage).toBe(image);
+    }
+    for (const image of ['Caddy:2', 'caddy:2; rm -rf /', 'caddy:2\nports: []', 'caddy: 2']) {
+      expect(problemsOf({ PANEL_SECRETS: ring, PANEL_INGRESS_IMAGE: image })[0]).toContain('PANEL_INGRESS_IMAGE');
+    }
+  });
+
   test('a socket path over the kernel limit is refused', () => {
     expect(problemsOf({ PANEL_SECRETS: ring, PANEL_DAEMON_SOCKET: '/' + 'x'.repeat(120) })[0]).toContain('PANEL_DAEMON_SOCKET');
   });

@@ -32,6 +32,8 @@ export interface Config {
   trustedProxies: readonly string[];
   /** External identity providers; each is present only when configured. */
   oauth: OAuthConfig;
+  /** The Caddy image every server's ingress runs (the official one unless set). */
+  ingressImage: string;
 }
 
 export interface GitHubOAuthConfig {
@@ -69,6 +71,10 @@ type Env = Record<string, string | undefined>;
 
 /** Where a development key ring is kept when PANEL_SECRETS is unset. */
 export const DEV_SECRETS_FILE = 'secrets.key';
+/** The official Caddy image, pinned to a minor version whose JSON configuration Panel writes. */
+export const DEFAULT_INGRESS_IMAGE = 'caddy:2.10';
+/** An image reference: [registry[:port]/]path[:tag][@sha256:digest], no spaces or shell characters. */
+const IMAGE_REFERENCE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 /** Unix socket paths are limited to 107 bytes by the kernel (sun_path). */
 const MAX_SOCKET_PATH = 107;
 
@@ -98,6 +104,8 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
   const maxBodyBytes = parsePositiveInt('PANEL_MAX_BODY_BYTES', text('PANEL_MAX_BODY_BYTES') ?? String(1024 * 1024), problems);
   const oauth = parseOAuth(text, problems);
   const trustedProxies = parseTrustedProxies(text('PANEL_TRUSTED_PROXIES'), problems);
+  const ingressImage = text('PANEL_INGRESS_IMAGE') ?? DEFAULT_INGRESS_IMAGE;
+  if (!IMAGE_REFERENCE.test(ingressImage)) problems.push(`PANEL_INGRESS_IMAGE must be an image reference such as ${DEFAULT_INGRESS_IMAGE}, got "${ingressImage}"`);
 
   const daemonSocket = defaultDaemonSocket(env);
   if (Buffer.byteLength(daemonSocket) > MAX_SOCKET_PATH) {
@@ -136,6 +144,7 @@ export function loadConfig(env: Env, generateKeyRing: () => string): Config {
     maxBodyBytes,
     trustedProxies,
     oauth,
+    ingressImage,
   };
 }
 

@@ -78,6 +78,17 @@ function seedOrganization(t: TestApp, caller: TestCaller): Ids {
   const hostingId = add('hosting', { service_id: serviceId, tls_id: tlsId, ip_id: ipId, name: 'shop.example' });
   add('hostname', { hosting_id: hostingId, routing_organization_id: org, hostname: `shop-${org}.example` });
   add('container', { service_id: serviceId, server_id: serverId, container_name: 'web-1', compose_service_name: 'web' });
+  const serverAuthorityId = newId();
+  add('server_certificate_authority', {
+    id: serverAuthorityId,
+    server_id: serverId,
+    authority_id: authorityId,
+    certificate: certificate.ca.pem,
+    private_key: sealed('server_certificate_authority', 'private_key', serverAuthorityId),
+    not_after: t.clock.now().getTime() + 86_400_000,
+  });
+  add('ingress_route', { server_id: serverId, hosting_id: hostingId, upstreams: 1, containers: 1 });
+  add('ingress_certificate', { server_id: serverId, hosting_id: hostingId, hostname: 'shop.example', source: 'internal', status: 'issued' });
   const datacenterId = add('datacenter', { organization_id: org, name: 'fra1' });
   add('storage', { organization_id: org, name: 'backups', kind: 's3' });
   const managedId = add('managed', { organization_id: org, name: 'pg', engine: 'postgres', options: JSON.stringify({ databases: ['app'] }) });

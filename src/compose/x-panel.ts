@@ -23,7 +23,7 @@
  *         port: 5432                 # published port, required for tcp and udp
  *         protocol: http             # http (default) | tcp | udp
  *         bind: public               # public | datacenter | local
- *         tls: auto                  # http only: auto (issued) | internal (self-signed) | none
+ *         tls: auto                  # http only: auto (ACME when the organization opted in, else internal) | internal (the organization CA) | none (plain http)
  *         description: text
  *     source: {sourceId: <uuid>, ...}  # where the image is built from; other keys are free-form
  *     php: {...}                  # free-form PHP runtime settings
@@ -34,6 +34,7 @@
  * Any other key under x-panel is refused.
  */
 import { hostingProtocols, ipScopes, shells } from '../contract/enums.ts';
+import { tlsModes } from '../contract/enums.ts';
 import { isUuid } from '../lib/ids.ts';
 import {
   entriesOf,
@@ -50,7 +51,6 @@ import { composeInvalid } from './limits.ts';
 import { type JsonObject, type JsonValue, joinPath } from './values.ts';
 
 export const SERVICE_KINDS = ['web', 'worker', 'database', 'cache', 'cron', 'other'] as const;
-export const TLS_MODES = ['auto', 'internal', 'none'] as const;
 
 const ROOT_KEYS = ['principals'] as const;
 const SERVICE_KEYS = ['serviceKind', 'principal', 'hosting', 'source', 'php', 'cron'] as const;
@@ -142,9 +142,9 @@ function validateHosting(value: JsonValue, path: string): void {
   if (hosting.bind !== undefined) expectOneOf(plain(hosting.bind), at('bind'), ipScopes);
   if (hosting.description !== undefined) expectString(plain(hosting.description), at('description'), { max: 1000 });
   if (hosting.pathPrefix !== undefined) {
-    expectString(plain(hosting.pathPrefix), at('pathPrefix'), { pattern: /^\/\S*$/, max: 1024, what: 'a path starting with /' });
+    expectString(plain(hosting.pathPrefix), at('pathPrefix'), { pattern: /^\/[^\s*]*$/, max: 1024, what: "a path starting with / without '*'" });
   }
-  if (hosting.tls !== undefined) expectOneOf(plain(hosting.tls), at('tls'), TLS_MODES);
+  if (hosting.tls !== undefined) expectOneOf(plain(hosting.tls), at('tls'), tlsModes);
   if (protocol === 'http') {
     if (hostnames.length === 0) throw composeInvalid(`${path} needs hostname or hostnames for http`, at('hostnames'));
     return;

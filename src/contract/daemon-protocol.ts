@@ -1,13 +1,15 @@
 /**
  * The daemon protocol on `/ws/daemon/v1`, shared by the hub (control plane) and the agent
  * (`panel daemon`). Every WebSocket message is one UTF-8 JSON text frame of at most
- * MAX_FRAME_BYTES, shaped by `Frame`: one valibot discriminated union on `type`.
+ * MAX_FRAME_BYTES (MAX_HUB_FRAME_BYTES from the hub), shaped by `Frame`: one valibot
+ * discriminated union on `type`.
  *
  * Conversation (ARCHITECTURE.md §6):
  *   agent -> hub   hello                      first frame, once per connection
  *   hub -> agent   welcome                    the canonical server record the hello resolved to
  *   hub -> agent   command                    durable: redelivered until a result arrives
  *   agent -> hub   ack, report?, result       ack on receipt; report(s) then result when done
+ *   agent -> hub   ingress                    the server's ingress state (src/ingress/)
  *   agent -> hub   fabric                     the server's overlay fabric state (src/contract/fabric.ts)
  *   hub -> agent   ping    agent -> hub pong  liveness, either way round
  *
@@ -17,6 +19,7 @@
  * with a failed `result` instead, so one bad command cannot wedge a redelivering hub.
  */
 import * as v from 'valibot';
+import { IngressPayload, IngressState } from './ingress.ts';
 import { toContainerState } from './container-state.ts';
 import { FabricCommandPayload, FabricNetwork, FabricStatus } from './fabric.ts';
 
@@ -42,8 +45,13 @@ export type EnrollRequest = v.InferInput<typeof EnrollRequest>;
 export const Enrolled = v.object({ serverId: v.pipe(v.string(), v.uuid()), credential: v.pipe(v.string(), v.minLength(1)) });
 export type Enrolled = v.InferOutput<typeof Enrolled>;
 
-/** Largest frame either side accepts, counted in UTF-8 bytes. */
+/** Largest frame the hub accepts from a daemon, counted in UTF-8 bytes. */
 export const MAX_FRAME_BYTES = 256 * 1024;
+/**
+ * Largest frame a daemon accepts from the hub: an ingress deploy carries every route and library
+ * certificate of its server, more than a daemon ever sends. The hub is the authenticated side.
+ */
+export const MAX_HUB_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** WebSocket close codes (4000-4999 are application codes) and what the agent does on each. */
 export const CLOSE_CODES = {
@@ -102,7 +110,8 @@ const DeployPolicy = v.object({ hostAccess: v.boolean(), platform: v.boolean() }
 
 /**
  * Deploy: write `compose` (the compiled runtime compose.yaml) and the secrets, check them against
- * `policy`, then `up -d`. `fabric` lists the document's networks that span servers: the daemon
+ * `policy`, then `up -d`. With `ingress` it is a server's ingress (src/ingress/): after `up`, the
+ * daemon configures its Caddy from these routes and what it observes on the server. `fabric` lists the document's networks that span servers: the daemon
  * routes and admits them over its fabric interface before `up` (and forgets them when a later
  * deploy has none); the policy allows their bridge and subnet and nothing else of the kind.
  */
@@ -113,12 +122,13 @@ const DeployCommand = v.object({
   payload: v.object({
     deploymentId: uuid,
     project: projectName,
-    compose: text(MAX_FRAME_BYTES),
+    compose: text(MAX_HUB_FRAME_BYTES),
     secrets: v.pipe(
       v.array(DeploySecret),
       v.check((secrets) => new Set(secrets.map((secret) => secret.name)).size === secrets.length, 'secret names must be unique'),
     ),
     policy: v.optional(DeployPolicy),
+    ingress: v.optional(IngressPayload),
     fabric: v.optional(v.pipe(v.array(FabricNetwork), v.maxLength(64))),
   }),
 });
@@ -186,6 +196,9 @@ export const Frame = v.variant('type', [
     project: projectName,
     containers: v.array(ReportedContainer),
   }),
+  /** agent -> hub: what changed in the server's ingress (routes, certificates), after each apply
+   * and whenever a certificate moves on. */
+  v.object({ type: v.literal('ingress'), ...IngressState.entries }),
   /** agent -> hub: the overlay fabric on this server: after connecting, after every apply, and
    * every minute while its interface is up. */
   v.object({ type: v.literal('fabric'), ...FabricStatus.entries }),
@@ -203,6 +216,7 @@ export type CommandFrame = FrameOf<'command'>;
 export type CommandKind = CommandFrame['kind'];
 export type ResultFrame = FrameOf<'result'>;
 export type ReportFrame = FrameOf<'report'>;
+export type IngressFrame = FrameOf<'ingress'>;
 export type FabricFrame = FrameOf<'fabric'>;
 export type ReportedContainer = v.InferOutput<typeof ReportedContainer>;
 export type CommandFailure = v.InferOutput<typeof CommandFailure>;
@@ -221,10 +235,10 @@ export class FrameError extends Error {
 }
 
 /** Parses one received text frame or throws `FrameError` saying why it is refused. */
-export function parseFrame(text: string): Frame {
+export function parseFrame(text: string, maxBytes = MAX_FRAME_BYTES): Frame {
   // A UTF-8 byte is at most one UTF-16 unit and a unit at most 3 bytes: decide cheaply when possible.
-  if (text.length > MAX_FRAME_BYTES || (text.length * 3 > MAX_FRAME_BYTES && utf8Length(text) > MAX_FRAME_BYTES)) {
-    throw new FrameError(CLOSE_CODES.frameTooLarge, `frame exceeds ${MAX_FRAME_BYTES} bytes`);
+  if (text.length > maxBytes || (text.length * 3 > maxBytes && utf8Length(text) > maxBytes)) {
+    throw new FrameError(CLOSE_CODES.frameTooLarge, `frame exceeds ${maxBytes} bytes`);
   }
   let json: unknown;
   try {
@@ -238,10 +252,10 @@ export function parseFrame(text: string): Frame {
 }
 
 /** Serializes a frame; throws `FrameError` when it would exceed what the peer accepts. */
-export function encodeFrame(frame: Frame): string {
+export function encodeFrame(frame: Frame, maxBytes = MAX_FRAME_BYTES): string {
   const encoded = JSON.stringify(frame);
-  if (utf8Length(encoded) > MAX_FRAME_BYTES) {
-    throw new FrameError(CLOSE_CODES.frameTooLarge, `${frame.type} frame exceeds ${MAX_FRAME_BYTES} bytes`);
+  if (utf8Length(encoded) > maxBytes) {
+    throw new FrameError(CLOSE_CODES.frameTooLarge, `${frame.type} frame exceeds ${maxBytes} bytes`);
   }
   return encoded;
 }

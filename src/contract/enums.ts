@@ -27,6 +27,20 @@ export const containerNamings = ['uuid', 'custom'] as const;
 export const hostingProtocols = ['http', 'tcp', 'udp'] as const;
 export type HostingProtocol = (typeof hostingProtocols)[number];
 
+/** Where an http hosting's certificate comes from without a tlsId: auto (ACME when the organization opted in, else internal), internal (the organization CA), none (plain http). */
+export const tlsModes = ['auto', 'internal', 'none'] as const;
+export type TlsMode = (typeof tlsModes)[number];
+
+/** Where a hostname's certificate comes from on a server, and how far it got. */
+export const certificateSources = ['library', 'internal', 'acme', 'none'] as const;
+export type CertificateSource = (typeof certificateSources)[number];
+export const certificateStatuses = ['pending', 'issued', 'failed'] as const;
+export type CertificateStatus = (typeof certificateStatuses)[number];
+
+/** A hosting's route on a server: applied, an apply queued or running, or the last apply refused. */
+export const routeStatuses = ['applied', 'pending', 'failed'] as const;
+export type RouteStatus = (typeof routeStatuses)[number];
+
 /** Bind scopes of hostings and scopes of registered ips. */
 export const ipScopes = ['public', 'datacenter', 'local'] as const;
 export type IpScope = (typeof ipScopes)[number];

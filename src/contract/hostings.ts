@@ -1,7 +1,7 @@
 /** Hostings: routing entries of a service (hostnames or ports, bind scope, TLS pin). */
 import * as v from 'valibot';
-import { Description, JsonColumn, JsonObject, ListQuery, refuseArrays, strict, Text, Timestamps, Uuid } from './common.ts';
-import { hostingProtocols, ipScopes } from './enums.ts';
+import { Description, JsonColumn, JsonObject, ListQuery, refuseArrays, strict, Text, Timestamp, Timestamps, Uuid } from './common.ts';
+import { certificateSources, certificateStatuses, hostingProtocols, ipScopes, routeStatuses, tlsModes } from './enums.ts';
 
 const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** A DNS name (IDNs as punycode), optionally a `*.` wildcard. */
@@ -18,10 +18,12 @@ const HostingOptions = strict(
   {
     /** Unique per organization (case-insensitive) whatever the path prefix. */
     hostnames: v.optional(v.pipe(v.array(Hostname), v.maxLength(100, 'at most 100 hostnames'))),
-    pathPrefix: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'), v.regex(/^\//, "must start with '/'"))),
+    pathPrefix: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'), v.regex(/^\/[^\s*]*$/, "must start with '/' and hold no '*' or spaces"))),
     targetPort: v.optional(Port),
     protocol: v.optional(v.picklist(hostingProtocols, 'must be http, tcp or udp')),
     ports: v.optional(v.pipe(v.array(PortMapping), v.maxLength(100, 'at most 100 ports'))),
+    /** http without a tlsId: auto (ACME when the organization opted in, else internal), internal (the organization CA) or none (plain http). */
+    tls: v.optional(v.picklist(tlsModes, 'must be auto, internal or none')),
     /** `public` is required when an ipId is set. */
     bind: v.optional(v.picklist(ipScopes, 'must be public, datacenter or local')),
     /** Reverse-proxy toggles, each on or off. */
@@ -50,6 +52,42 @@ export const HostingUpdate = strict(Fields);
 export type HostingUpdate = v.InferInput<typeof HostingUpdate>;
 export const HostingListQuery = v.object({ serviceId: Uuid, ...ListQuery });
 
+/** The live part of a hosting: its URLs and, per server running its service, its route and certificates. */
+export const HostingLive = v.object({
+  /** Where the hosting answers: https (or http without TLS) per hostname and path prefix. */
+  urls: v.array(v.string()),
+  servers: v.array(
+    v.object({
+      serverId: v.string(),
+      serverName: v.string(),
+      /** applied: the server's ingress serves the route; pending: an apply is queued or running; failed: the last apply was refused and the previous configuration keeps serving (`error` says why). */
+      route: v.picklist(routeStatuses),
+      error: v.nullable(v.string()),
+      /** Containers the route sends traffic to, and of the service on that server. */
+      upstreams: v.nullable(v.number()),
+      containers: v.nullable(v.number()),
+      /** Why it sends traffic to fewer containers than it could, or to none. */
+      problem: v.nullable(v.string()),
+      reportedAt: v.nullable(Timestamp),
+    }),
+  ),
+  certificates: v.array(
+    v.object({
+      serverId: v.string(),
+      serverName: v.string(),
+      hostname: v.string(),
+      source: v.picklist(certificateSources),
+      /** Null for plain http. */
+      status: v.nullable(v.picklist(certificateStatuses)),
+      /** The ACME error of a failed one, or why the hostname is not served as asked. */
+      error: v.nullable(v.string()),
+      issuer: v.nullable(v.string()),
+      notAfter: v.nullable(Timestamp),
+    }),
+  ),
+});
+export type HostingLive = v.InferOutput<typeof HostingLive>;
+
 export const Hosting = v.object({
   id: v.string(),
   serviceId: v.string(),
@@ -68,8 +106,11 @@ export const Hosting = v.object({
       protocol: v.optional(v.picklist(hostingProtocols)),
       ports: v.optional(v.array(v.looseObject({ published: v.number(), target: v.number(), protocol: v.optional(v.picklist(portProtocols)) }))),
       bind: v.optional(v.picklist(ipScopes)),
+      tls: v.optional(v.picklist(tlsModes)),
     }),
   ),
+  /** What the servers' ingress does with it now (read-only). */
+  live: HostingLive,
   ...Timestamps,
 });
 export type Hosting = v.InferOutput<typeof Hosting>;

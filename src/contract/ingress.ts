@@ -7,7 +7,7 @@
  * both (src/ingress/caddy-config.ts). Shared by hub and agent; valibot only.
  */
 import * as v from 'valibot';
-import { ipScopes } from './enums.ts';
+import { certificateSources, certificateStatuses, ipScopes } from './enums.ts';
 import { Hostname, Port } from './hostings.ts';
 
 export type { IpScope as BindScope } from './enums.ts';
@@ -71,3 +71,42 @@ export const IngressPayload = v.object({
   ),
 });
 export type IngressPayload = v.InferOutput<typeof IngressPayload>;
+
+/** Entries of one `ingress` frame at most (the daemon splits a larger state over several). */
+export const MAX_STATE_ENTRIES = 500;
+const note = v.nullable(v.pipe(v.string(), v.maxLength(2000)));
+
+
+/** What a route does on this server (caddy-config.ts RouteState). */
+export const RouteState = v.object({
+  hostingId: uuid,
+  upstreams: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  containers: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  problem: note,
+});
+export type RouteState = v.InferOutput<typeof RouteState>;
+
+/** A hostname's certificate on this server: where it comes from and how far it got. */
+export const CertificateState = v.object({
+  hostingId: uuid,
+  hostname: Hostname,
+  source: v.picklist(certificateSources),
+  /** Null for plain http. */
+  status: v.nullable(v.picklist(certificateStatuses)),
+  /** The ACME error of a failed one, or why the hostname is not served as asked. */
+  error: note,
+  issuer: v.nullable(v.pipe(v.string(), v.maxLength(1000))),
+  /** Epoch milliseconds. */
+  notAfter: v.nullable(v.number()),
+});
+export type CertificateState = v.InferOutput<typeof CertificateState>;
+
+/**
+ * Changes of the ingress state, upserted by the hub (rows of hostings a server no longer serves
+ * are removed by the control plane when it sends the routes).
+ */
+export const IngressState = v.object({
+  routes: v.pipe(v.array(RouteState), v.maxLength(MAX_STATE_ENTRIES)),
+  certificates: v.pipe(v.array(CertificateState), v.maxLength(MAX_STATE_ENTRIES)),
+});
+export type IngressState = v.InferOutput<typeof IngressState>;

@@ -40,7 +40,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { onFabricStatus } from './hub/fabric.ts';
 import { ChangeFeed } from './hub/feed.ts';
-import { expireCommands, onAck, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
+import { expireCommands, onAck, onIngress, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
 import {
   findLocalServer,
   checkLocalKey,
@@ -53,7 +53,7 @@ import {
   resolveLocalServer,
   touchLastSeen,
 } from './hub/servers.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, parseFrame } from '../contract/daemon-protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from '../contract/daemon-protocol.ts';
 
 /** Disconnects written in one transaction at most; the rest wait for the next event-loop turn. */
 const DISCONNECT_BATCH = 500;
@@ -193,6 +193,8 @@ export class DaemonHub {
         return onResult(this.outcomes, daemon, frame);
       case 'report':
         return onReport(this.outcomes, daemon, frame);
+      case 'ingress':
+        return onIngress(this.outcomes, daemon, frame);
       case 'fabric': {
         const first = !connection.fabricReported;
         connection.fabricReported = true;
@@ -332,7 +334,7 @@ export class DaemonHub {
       const frame = { type: 'command', id: command.id, kind: command.kind, payload: command.payload } as CommandFrame;
       let text: string;
       try {
-        text = encodeFrame(frame);
+        text = encodeFrame(frame, MAX_HUB_FRAME_BYTES);
       } catch (error) {
         this.failUndeliverable(command.id, (error as Error).message);
         continue;

@@ -119,7 +119,7 @@ describe('timestamps', () => {
         .all()
         .map((row) => row.name),
     );
-    expect(tables.length).toBe(37);
+    expect(tables.length).toBe(40);
     expect(tables.filter((table) => !triggers.has(`${table}_touch_updated_at`))).toEqual([]);
   });
 });

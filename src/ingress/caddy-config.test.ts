@@ -153,7 +153,7 @@ describe('routes', () => {
   test('no routes: no http app at all (Caddy listens nowhere), admin on the unix socket only', () => {
     const { config } = generateCaddyConfig(payload([]), [], layout());
     expect((config.apps as AnyJson).http).toBeUndefined();
-    expect(config.admin).toEqual({ listen: 'unix//run/panel-ingress/admin.sock', config: { persist: false } });
+    expect(config.admin).toEqual({ listen: 'unix//run/panel-ingress/admin.sock', origins: ['panel-ingress'], config: { persist: false } });
   });
 
   test('the same input gives the same configuration', () => {

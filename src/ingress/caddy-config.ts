@@ -21,7 +21,7 @@
  * - The admin API listens on a unix socket only and the configuration is not persisted by Caddy
  *   (the daemon keeps the last good one).
  */
-import { type BindScope, type IngressPayload, type IngressRoute } from '../contract/ingress.ts';
+import type { BindScope, CertificateState, IngressPayload, IngressRoute, RouteState } from '../contract/ingress.ts';
 
 /** A container of a routed service as the daemon observed it on this server. */
 export interface ObservedContainer {
@@ -50,16 +50,7 @@ export interface IngressLayout {
   authorityName: string;
 }
 
-export type CertificateSource = 'library' | 'internal' | 'acme' | 'none';
-
-export interface RouteState {
-  hostingId: string;
-  /** Containers the route sends traffic to. */
-  upstreams: number;
-  /** Containers of the service observed on this server, ready or not. */
-  containers: number;
-  problem: string | null;
-}
+export type CertificateSource = CertificateState['source'];
 
 export interface HostnameCertificate {
   hostingId: string;
@@ -78,6 +69,11 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type CaddyConfig = { [key: string]: Json };
 
 export const AUTHORITY_ID = 'panel';
+/** The Host the daemon sends on the admin socket (Caddy checks it; a unix socket has no name of its own). */
+export const ADMIN_HOST = 'panel-ingress';
+
+/** The admin API: on the unix socket only, the daemon's Host allowed, nothing persisted by Caddy. */
+export const adminConfig = (socket: string): Json => ({ listen: `unix/${socket}`, origins: [ADMIN_HOST], config: { persist: false } });
 const LOOPBACK_RANGES = ['127.0.0.0/8', '::1/128'];
 /** RFC 1918, shared address space (RFC 6598), unique local and link-local IPv6, and loopback. */
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7', 'fe80::/10', ...LOOPBACK_RANGES];
@@ -234,7 +230,7 @@ export function generateCaddyConfig(payload: PayloadInput, observed: readonly Ob
   apps.tls = tlsApp(payload, certificates, layout);
   apps.pki = { certificate_authorities: { [AUTHORITY_ID]: { name: layout.authorityName, install_trust: false } } };
   const config: CaddyConfig = {
-    admin: { listen: `unix/${layout.adminSocket}`, config: { persist: false } },
+    admin: adminConfig(layout.adminSocket),
     storage: { module: 'file_system', root: layout.storage },
     logging: {
       logs: {

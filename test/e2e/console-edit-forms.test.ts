@@ -223,7 +223,9 @@ describe.skipIf(missing !== null)('console edit forms keep what is stored', () =
     const options = { ...(before.options as object), pathPrefix: '/shop' };
     const sent = await patchSentBy(`hostings/${ids.hosting}`, () => form.getByRole('button', { name: 'Save public' }).click());
     expect(sent).toEqual({ options });
-    await expectOnlyChanged(`hostings/${ids.hosting}`, before, { options });
+    // Its URLs follow the path prefix.
+    const live = { ...(before.live as object), urls: ['https://shop.example.test/shop', 'https://www.shop.example.test/shop'] };
+    await expectOnlyChanged(`hostings/${ids.hosting}`, before, { options, live });
     await screenshot(page, 'edit-hosting');
   }, TIMEOUT);
 

@@ -17,6 +17,7 @@ import { type HubTarget, HubConnection, localHubTarget } from './connection.ts';
 import { createCommandRunner, DockerCli } from './docker-cli.ts';
 import { FabricAgent } from './fabric/fabric-agent.ts';
 import { HostNetwork } from './fabric/host-network.ts';
+import { IngressAgent } from './ingress/agent.ts';
 import {
   type AgentIdentity,
   daemonWebSocketUrl,
@@ -188,6 +189,16 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
     logger,
   });
   const journal = await CommandJournal.open(join(stateDir, 'commands.json'));
+  const ingress = new IngressAgent({
+    stateDir,
+    docker,
+    runner,
+    identity: () => (serverId ? { serverId, daemonKeyId: identity.keyId, privateKey: identity.privateKey } : null),
+    logger,
+    env,
+    send: (state) => connection?.notify({ type: 'ingress', ...state }) ?? false,
+  });
+  await ingress.restore();
   const { signal, release } = stopSignal(io.signal);
   let recording: Promise<void> = Promise.resolve();
 
@@ -203,14 +214,22 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
         serverId = welcomedId;
         recording = rememberServerId(stateDir, local, welcomedId);
         void fabric.report();
+        void ingress.reconnected();
         return recording;
       },
-      execute: (command, progress) => (command.kind === 'fabric' ? fabric.execute(command) : runner.execute(command, progress)),
+      execute: async (command, progress) => {
+        if (command.kind === 'fabric') return fabric.execute(command);
+        if (command.kind === 'deploy' && command.payload.ingress) return ingress.deploy(command);
+        const outcome = await runner.execute(command, progress);
+        void ingress.refresh(`${command.kind} of ${command.payload.project}`);
+        return outcome;
+      },
     },
   });
   const end = await connection.run();
   release();
   fabric.stop();
+  ingress.stop();
   await recording.catch(() => undefined); // logged by the connection; just never exit mid-write
   if (end.reason === 'parked') {
     const remedy = local

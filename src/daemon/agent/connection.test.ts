@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerWebSocket } from 'bun';
 import { createLogger, type Logger, silentLogger } from '../../lib/logger.ts';
-import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, parseFrame } from '../../contract/daemon-protocol.ts';
+import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from '../../contract/daemon-protocol.ts';
 import { CommandJournal } from './command-journal.ts';
 import type { CommandOutcome } from './compose-runner.ts';
 import {
@@ -335,7 +335,7 @@ describe('HubConnection', () => {
 
   test.each([
     ['a malformed frame', '{"type":"welcome"', CLOSE_CODES.malformedFrame],
-    ['an oversized frame', `{"type":"ping","ts":1,"pad":"${'x'.repeat(300 * 1024)}"}`, CLOSE_CODES.frameTooLarge],
+    ['an oversized frame', `{"type":"ping","ts":1,"pad":"${'x'.repeat(MAX_HUB_FRAME_BYTES)}"}`, CLOSE_CODES.frameTooLarge],
     ['a frame only agents send', encodeFrame(HELLO), CLOSE_CODES.unexpectedFrame],
   ])('closes on %s with its close code, then reconnects', async (_name, text, code) => {
     const { hub, target } = await tcpHub();

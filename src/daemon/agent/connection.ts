@@ -20,6 +20,7 @@ import {
   type Frame,
   FrameError,
   type HelloFrame,
+  MAX_HUB_FRAME_BYTES,
   parseFrame,
   type ResultFrame,
 } from '../../contract/daemon-protocol.ts';
@@ -259,7 +260,7 @@ export class HubConnection {
   private receive(socket: WebSocket, text: string, markWelcomed: () => void): void {
     let frame: Frame;
     try {
-      frame = parseFrame(text);
+      frame = parseFrame(text, MAX_HUB_FRAME_BYTES);
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       if (error.commandId) {

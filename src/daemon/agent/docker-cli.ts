@@ -29,9 +29,15 @@ const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 /** Exit code reported when the executable cannot be started at all (as a shell would). */
 const NOT_RUNNABLE = 127;
 
-export function createCommandRunner(env: Record<string, string | undefined>, logger: Logger): CommandRunner {
+/** The environment a Docker or Compose child process gets: the Docker client's own variables only. */
+export function dockerEnvironment(env: Record<string, string | undefined>): Record<string, string> {
   const childEnv: Record<string, string> = {};
   for (const name of PASSED_ENVIRONMENT) if (env[name] !== undefined) childEnv[name] = env[name];
+  return childEnv;
+}
+
+export function createCommandRunner(env: Record<string, string | undefined>, logger: Logger): CommandRunner {
+  const childEnv = dockerEnvironment(env);
   return async (argv, options = {}) => {
     logger.debug('running', { argv, cwd: options.cwd });
     let child;
@@ -97,6 +103,27 @@ export class DockerCli {
   async engineVersion(): Promise<string | null> {
     const result = await this.run(['docker', 'version', '--format', '{{.Server.Version}}'], { timeoutMs: 30_000 });
     return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : null;
+  }
+
+  /** The ids of running containers carrying every label filter given (`key=value`). */
+  async runningContainerIds(labels: readonly string[]): Promise<string[]> {
+    const result = await this.run(['docker', 'ps', '-q', '--no-trunc', ...labels.flatMap((label) => ['--filter', `label=${label}`])], { timeoutMs: 60_000 });
+    if (result.exitCode !== 0) throw new Error(`docker ps failed: ${lastLine(result.stderr)}`);
+    return result.stdout.split('\n').map((line) => line.trim()).filter(Boolean);
+  }
+
+  /** `docker inspect` of containers, parsed (an empty list for no ids). */
+  async inspectContainers(ids: readonly string[]): Promise<unknown[]> {
+    if (ids.length === 0) return [];
+    const result = await this.run(['docker', 'inspect', '--type', 'container', ...ids], { timeoutMs: 60_000 });
+    // A container that went away between ps and inspect fails the whole call: list again next time.
+    if (result.exitCode !== 0) throw new Error(`docker inspect failed: ${lastLine(result.stderr)}`);
+    return JSON.parse(result.stdout) as unknown[];
+  }
+
+  /** Runs a command inside a running container. */
+  exec(container: string, argv: readonly string[], timeoutMs = 60_000): Promise<CommandResult> {
+    return this.run(['docker', 'exec', container, ...argv], { timeoutMs });
   }
 
   /** Every container (running or not) of one Compose project, as `docker ps -a` lists them. */

@@ -18,7 +18,8 @@ import { recordFabricResult } from '../../domain/fabric/reports.ts';
 import type { Queryable } from '../../domain/shared/database.ts';
 import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
+import { recordIngressState } from '../../domain/ingress/state.ts';
+import type { IngressFrame, ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
 import type { ChangeFeed } from './feed.ts';
 
 export interface OutcomeContext {
@@ -101,6 +102,21 @@ export function onReport(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFra
   }
   const changed = applyReport(ctx.db, target, frame.containers);
   ctx.feed.containers(target.environmentId, changed);
+}
+
+/**
+ * ingress: the routes and certificates of the daemon's server as its ingress serves them now,
+ * upserted for hostings of the daemon's organization only. Every certificate change (issued,
+ * failed, renewed, another source) passes here, once.
+ */
+export function onIngress(ctx: OutcomeContext, daemon: DaemonOf, frame: IngressFrame): void {
+  const changes = recordIngressState(ctx.db, daemon.serverId, daemon.organizationId, frame);
+  for (const { current, previous } of changes) {
+    if (current.status === previous?.status && current.error === previous?.error) continue;
+    const fields = { serverId: daemon.serverId, hostname: current.hostname, source: current.source, status: current.status, error: current.error ?? undefined };
+    if (current.status === 'failed') ctx.logger.warn('certificate failed', fields);
+    else ctx.logger.info('certificate state changed', { ...fields, notAfter: current.notAfter?.toISOString() });
+  }
 }
 
 /** The expiry sweep: open commands past expires_at expire, and their deployments fail once nothing of them is open. */

@@ -44,4 +44,5 @@ export * from './invitation.ts';
 export * from './rate_limit.ts';
 export * from './join_token.ts';
 export * from './daemon_command.ts';
+export * from './ingress.ts';
 export * from './fabric.ts';

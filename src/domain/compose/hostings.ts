@@ -7,7 +7,7 @@
  *
  * - A new route first adopts a hand-made hosting of the same service routing one of its
  *   hostnames (composeAdopted: true); otherwise a row is created.
- * - Derived options (hostnames, pathPrefix, targetPort, protocol, ports, bind) follow the
+ * - Derived options (hostnames, pathPrefix, targetPort, protocol, ports, bind, tls) follow the
  *   document; other option keys, tlsId and client metadata keys are kept; ipId is cleared when
  *   bind is not public. The name is the first hostname (the route for tcp/udp).
  * - The description is the client's: written from the entry when a row is created (or an
@@ -34,7 +34,7 @@ export interface ServiceRoutes {
   previousEntries: JsonObject[];
 }
 
-const DERIVED_OPTION_KEYS = ['hostnames', 'pathPrefix', 'targetPort', 'protocol', 'ports', 'bind'] as const;
+const DERIVED_OPTION_KEYS = ['hostnames', 'pathPrefix', 'targetPort', 'protocol', 'ports', 'bind', 'tls'] as const;
 
 interface Route {
   key: string;
@@ -59,6 +59,7 @@ function routeOf(entry: JsonObject, path: string): Route {
     options.ports = [{ published: entry.port, target: typeof entry.targetPort === 'number' ? entry.targetPort : entry.port, protocol }];
   }
   if (typeof entry.bind === 'string') options.bind = entry.bind;
+  if (protocol === 'http' && typeof entry.tls === 'string') options.tls = entry.tls;
   const key = protocol === 'http' ? `http:${hostnames[0]?.toLowerCase() ?? ''}${options.pathPrefix ?? ''}` : `${protocol}:${entry.port}`;
   return {
     key,

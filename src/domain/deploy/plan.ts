@@ -39,6 +39,7 @@ import { subnetsOfEnvironment, subnetsTakenElsewhere } from '../fabric/queries.t
 import { fabricReadiness } from '../fabric/service.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { findProject } from '../projects/queries.ts';
+import { refusePlatformProject } from '../projects/service.ts';
 import { findServer, serversOfOrganization } from '../servers/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import { variableValueOwner } from '../variables/secrets.ts';
@@ -107,6 +108,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
   if (!environment) throw notFound('environment');
   authorize(actor, environment.organizationId, access, 'environment');
   const project = findProject(db, environment.projectId)!;
+  refusePlatformProject(project);
   const organization = findOrganization(db, environment.organizationId)!;
   const anchor = resolvePlacement(db, environment, project);
   const organizationServers = serversOfOrganization(db, organization.id);

@@ -28,6 +28,8 @@ import { DEFAULT_COMMAND_TTL_MS, insertCommand } from '../commands/service.ts';
 import { replaceEnvironmentSubnets } from '../fabric/queries.ts';
 import type { DeployPlan } from '../deploy/plan.ts';
 import { loadEnvironment } from '../environments/service.ts';
+import { findProject } from '../projects/queries.ts';
+import { refusePlatformProject } from '../projects/service.ts';
 import { findServer } from '../servers/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -157,6 +159,7 @@ export function enqueueTeardown(
 ): Enqueued {
   const { db, clock } = ctx;
   const environment = loadEnvironment(db, actor, environmentId, 'write');
+  refusePlatformProject(findProject(db, environment.projectId)!);
   const serverIds = serversOfEnvironment(db, environmentId);
   if (serverIds.length === 0) throw conflict('not_deployed', `the environment was never deployed; there is nothing to ${kind}`);
   const expiresAt = new Date(clock.now().getTime() + (ctx.commandTtlMs ?? DEFAULT_COMMAND_TTL_MS));

@@ -9,7 +9,7 @@ import type { Environment, JsonObject } from '../../db/schema/index.ts';
 import { type Access, type Actor, loadFor } from '../actor.ts';
 import { overlayOptionsForWrite, reconcileEnvironmentOf } from '../compose/service.ts';
 import { findProject } from '../projects/queries.ts';
-import { loadProject } from '../projects/service.ts';
+import { loadProject, refusePlatformProject } from '../projects/service.ts';
 import { requireServerOf } from '../servers/service.ts';
 import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
 import { stripKeys } from '../shared/json.ts';
@@ -60,6 +60,7 @@ function writableColumns(db: Queryable, organizationId: string, fields: Environm
 /** A new environment gets the base's services (and its overlay's) at once. */
 export function createEnvironment(db: Queryable, actor: Actor, input: EnvironmentFields & { projectId: string }): Environment {
   const parent = loadProject(db, actor, input.projectId, 'write');
+  refusePlatformProject(parent);
   const columns = writableColumns(db, parent.organizationId, input);
   const compose = overlayOptionsForWrite(db, parent, columns.options, null);
   return db.transaction((tx) => {
@@ -72,6 +73,7 @@ export function createEnvironment(db: Queryable, actor: Actor, input: Environmen
 export function updateEnvironment(db: Queryable, actor: Actor, id: string, changes: EnvironmentFields): Environment {
   const row = loadEnvironment(db, actor, id, 'write');
   const project = findProject(db, row.projectId)!;
+  refusePlatformProject(project);
   const columns = writableColumns(db, row.organizationId, changes);
   const compose = overlayOptionsForWrite(db, project, columns.options, row.options);
   const update = { ...columns, options: compose.options };
@@ -85,7 +87,8 @@ export function updateEnvironment(db: Queryable, actor: Actor, id: string, chang
 
 /** Restrict: services must go first; deployments, variables and markers of the environment cascade. */
 export function deleteEnvironment(db: Queryable, actor: Actor, id: string): void {
-  loadEnvironment(db, actor, id, 'write');
+  const row = loadEnvironment(db, actor, id, 'write');
+  refusePlatformProject(findProject(db, row.projectId)!);
   if (environmentHasServices(db, id)) throw hasDependents('environment', 'services');
   deleteRestricted('environment', () => deleteEnvironmentRow(db, id));
 }

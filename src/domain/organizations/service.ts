@@ -1,4 +1,6 @@
+import { CertificateError, chainPem, readCertificateChain } from '../../crypto/certificates.ts';
 import type { Db } from '../../db/client.ts';
+import { validationFailed } from '../../lib/errors.ts';
 import { membership, type Organization, organization, workspace } from '../../db/schema/index.ts';
 import { type Actor, authorize, visibleOrganizationIds } from '../actor.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
@@ -58,16 +60,35 @@ export interface OrganizationChanges {
   isHostAccessAllowed?: boolean;
   /** Deploy hooks in service options: commands run at deploy. */
   isDeployHooksEnabled?: boolean;
+  isAcmeEnabled?: boolean;
+  acmeEmail?: string | null;
+  acmeDirectoryUrl?: string | null;
+  acmeDirectoryRoots?: string | null;
+}
+
+/** Where the organization's certificates come from: owners decide. */
+export const ACME_FIELDS = ['isAcmeEnabled', 'acmeEmail', 'acmeDirectoryUrl', 'acmeDirectoryRoots'] as const;
+
+/** The roots must be readable certificates, stored re-encoded; anything else is 422 on the field. */
+function directoryRoots(pem: string): string {
+  try {
+    return chainPem(readCertificateChain(pem));
+  } catch (error) {
+    if (error instanceof CertificateError) throw validationFailed(`acmeDirectoryRoots ${error.message}`, 'acmeDirectoryRoots');
+    throw error;
+  }
 }
 
 /**
  * Admins rename the organization and set the defaults new projects and principals use. The two
- * opt-ins that hand out power over the servers (host access, deploy hooks) are owners' only.
+ * opt-ins that hand out power over the servers (host access, deploy hooks) and the ACME settings
+ * (which CA the organization's certificates come from) are owners' only.
  */
 export function updateOrganization(db: Queryable, actor: Actor, id: string, changes: OrganizationChanges): Organization {
-  const touchesOptIns = changes.isHostAccessAllowed !== undefined || changes.isDeployHooksEnabled !== undefined;
+  const touchesOptIns = changes.isHostAccessAllowed !== undefined || changes.isDeployHooksEnabled !== undefined || ACME_FIELDS.some((field) => changes[field] !== undefined);
   const current = loadOrganization(db, actor, id, 'write');
   if (touchesOptIns) authorize(actor, id, 'manage', 'organization');
   if (Object.values(changes).every((value) => value === undefined)) return current;
-  return updateOrganizationRow(db, id, changes);
+  const acmeDirectoryRoots = changes.acmeDirectoryRoots ? directoryRoots(changes.acmeDirectoryRoots) : changes.acmeDirectoryRoots;
+  return updateOrganizationRow(db, id, { ...changes, acmeDirectoryRoots });
 }

@@ -53,9 +53,14 @@ export function loadProject(db: Queryable, actor: Actor, id: string, access: Acc
   return loadFor(actor, access, 'project', findProject(db, id));
 }
 
+/** Platform projects (component set, such as the servers' ingress) are written and deployed by Panel alone. */
+export function refusePlatformProject(project: Project): void {
+  if (project.component !== null) throw forbidden('platform projects are managed by the platform');
+}
+
 function loadClientProject(db: Queryable, actor: Actor, id: string): Project {
   const row = loadProject(db, actor, id, 'write');
-  if (row.component !== null) throw forbidden('platform projects are managed by the platform');
+  refusePlatformProject(row);
   return row;
 }
 

@@ -1,6 +1,6 @@
 import { eq, isNotNull, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { certificateAuthority, principal, tls, userTotp, variable } from '../../db/schema/index.ts';
+import { certificateAuthority, principal, serverCertificateAuthority, tls, userTotp, variable } from '../../db/schema/index.ts';
 
 /**
  * Every column that stores `pnsecret` envelopes at rest. Re-encryption, the key-ring check at
@@ -31,6 +31,15 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     id: certificateAuthority.id,
     value: certificateAuthority.privateKey,
     sealedRows: isNotNull(certificateAuthority.privateKey),
+  },
+  {
+    table: serverCertificateAuthority,
+    tableName: 'server_certificate_authority',
+    columnName: 'private_key',
+    property: 'privateKey',
+    id: serverCertificateAuthority.id,
+    value: serverCertificateAuthority.privateKey,
+    sealedRows: isNotNull(serverCertificateAuthority.privateKey),
   },
   { table: userTotp, tableName: 'user_totp', columnName: 'secret', property: 'secret', id: userTotp.id, value: userTotp.secret, sealedRows: isNotNull(userTotp.secret) },
 ];

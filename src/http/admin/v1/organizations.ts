@@ -4,10 +4,11 @@ import { IdParams, listEnvelope } from '../../../contract/common.ts';
 import { LocalHostAccessUpdate, Organization, OrganizationListQuery } from '../../../contract/organizations.ts';
 import { listOrganizationsAsSuperadmin, setLocalHostAccess } from '../../../domain/organizations/service.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
+import { organizationDerivations } from '../../client/v1/organizations.ts';
 import { presenterOf } from '../../present.ts';
 import { errorResponses } from '../../schemas.ts';
 
-const present = presenterOf(Organization);
+const present = presenterOf(Organization, organizationDerivations);
 
 /**
  * Every organization, and the superadmin's grant of host access on the control plane's own

@@ -10,7 +10,9 @@ import type { Tls } from '../../../db/schema/index.ts';
 import { hostingCounts } from '../../../domain/certificates/queries.ts';
 import { createCertificate, deleteCertificate, listCertificates, loadCertificate, updateCertificate } from '../../../domain/certificates/service.ts';
 import type { Queryable } from '../../../domain/shared/database.ts';
+import { serversPinning } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** Each row with what its chain says and how many hostings pin it (one count query for all). */
@@ -42,13 +44,20 @@ export const certificateRoutes = (deps: AppDeps) => {
     read: { run: (actor, id) => one(loadCertificate(deps.db, actor, id)), summary: 'Read a certificate (never its private key)' },
     update: {
       body: CertificateUpdate,
-      run: (actor, id, body) => one(updateCertificate(deps, actor, id, body)),
+      run: (actor, id, body) => one(writeWithIngress(deps, (tx) => ({ result: updateCertificate({ ...deps, db: tx }, actor, id, body), servers: serversPinning(tx, id) }))),
       errors: ['secret_unreadable'],
       summary: 'Rename a certificate or replace its chain and/or key',
-      description: 'A new chain alone is checked against the stored key (a renewal keeping its key); a new key alone against the stored chain.',
+      description:
+        'A new chain alone is checked against the stored key (a renewal keeping its key); a new key alone against the stored chain. ' +
+        'The servers serving hostings that pin it apply the new one.',
     },
     remove: {
-      run: (actor, id) => deleteCertificate(deps.db, actor, id),
+      run: (actor, id) =>
+        writeWithIngress(deps, (tx) => {
+          const servers = serversPinning(tx, id);
+          deleteCertificate(tx, actor, id);
+          return { result: undefined, servers };
+        }),
       summary: 'Delete a certificate; hostings that pinned it get an internal certificate (tlsId set null)',
     },
   });

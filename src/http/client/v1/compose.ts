@@ -7,7 +7,9 @@ import {
   saveEnvironmentCompose,
   saveProjectCompose,
 } from '../../../domain/compose/service.ts';
+import { routingServersOfEnvironment, routingServersOfProject } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { iso } from '../../present.ts';
 import { IdParams } from '../../../contract/common.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -21,7 +23,8 @@ const WRITE = { params: IdParams, body: ComposeSave, response: { 200: ComposeLay
 /**
  * The Compose documents: a project's base and an environment's overlay. A save is validated
  * (422 compose_invalid with the line and column of a YAML error, or the path of the offending
- * key) and reconciles the environment's services and compose-owned hostings in one transaction.
+ * key) and reconciles the environment's services and compose-owned hostings in one transaction,
+ * with the ingress of the servers running them.
  */
 export const composeRoutes = (deps: AppDeps) =>
   new Elysia({ detail: { tags: ['compose'] } })
@@ -30,15 +33,25 @@ export const composeRoutes = (deps: AppDeps) =>
       ...READ,
       detail: { summary: "Read a project's base Compose document as YAML and JSON" },
     })
-    .put('/projects/:id/compose', ({ actor, params, body }) => present(saveProjectCompose(deps.db, actor, params.id, body)), {
+    .put(
+      '/projects/:id/compose',
+      ({ actor, params, body }) =>
+        present(writeWithIngress(deps, (tx) => ({ result: saveProjectCompose(tx, actor, params.id, body), servers: routingServersOfProject(tx, params.id) }))),
+      {
       ...WRITE,
-      detail: { summary: "Save a project's base Compose document (yaml or data) and reconcile every environment" },
-    })
+        detail: { summary: "Save a project's base Compose document (yaml or data) and reconcile every environment" },
+      },
+    )
     .get('/environments/:id/compose', ({ actor, params }) => present(readEnvironmentCompose(deps.db, actor, params.id)), {
       ...READ,
       detail: { summary: "Read an environment's overlay Compose document as YAML and JSON" },
     })
-    .put('/environments/:id/compose', ({ actor, params, body }) => present(saveEnvironmentCompose(deps.db, actor, params.id, body)), {
+    .put(
+      '/environments/:id/compose',
+      ({ actor, params, body }) =>
+        present(writeWithIngress(deps, (tx) => ({ result: saveEnvironmentCompose(tx, actor, params.id, body), servers: routingServersOfEnvironment(tx, params.id) }))),
+      {
       ...WRITE,
-      detail: { summary: "Save an environment's overlay Compose document (yaml or data) and reconcile the environment" },
-    });
+        detail: { summary: "Save an environment's overlay Compose document (yaml or data) and reconcile the environment" },
+      },
+    );

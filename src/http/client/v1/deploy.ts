@@ -9,13 +9,16 @@
  * may refuse (409 no_eligible_server; 422 constraint_unsatisfiable, colocation_conflict,
  * host_port_conflict, max_replicas_per_node_exceeded, turbofabric_required) before anything is
  * written. Each call commits its deployment and its durable commands (one per server) first,
- * then hands them to the hub, which delivers each now or when its daemon next connects.
+ * then hands them to the hub, which delivers each now or when its daemon next connects. The
+ * ingress of the servers the environment runs on (before and after) is refreshed in the same
+ * transaction. Platform projects (the servers' ingress) are deployed by Panel alone: 403.
  */
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../app.ts';
 import type { Actor } from '../../../domain/actor.ts';
 import { planDeploy } from '../../../domain/deploy/plan.ts';
-import { commitDeploy, type Enqueued, enqueueTeardown } from '../../../domain/deployments/service.ts';
+import { commitDeploy, enqueueTeardown } from '../../../domain/deployments/service.ts';
+import { routingServersOfEnvironment } from '../../../domain/ingress/queries.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { IdParams } from '../../../contract/common.ts';
@@ -23,20 +26,17 @@ import { errorResponses } from '../../schemas.ts';
 import { Deployed, Deployment as DeploymentResponse, DeployRequest, TeardownRequest } from '../../../contract/deployments.ts';
 import { presentDeployment } from './deployments.ts';
 import { PLACEMENT_REFUSAL_CODES } from '../../../contract/errors.ts';
-
-/** Hands the new commands to the hub and tells subscribers about the new rows. */
-function announce(deps: AppDeps, enqueued: Enqueued): void {
-  deps.hub.feed.deployment(enqueued.deployment);
-  deps.hub.feed.containers(enqueued.deployment.environmentId, enqueued.containers);
-  for (const serverId of new Set(enqueued.commands.map((command) => command.serverId))) deps.hub.dispatch(serverId);
-}
+import { announce, writeWithIngress } from './ingress-refresh.ts';
 
 export const deployRoutes = (deps: AppDeps) => {
   /** Stop and destroy differ only in the command kind they enqueue. */
   const teardown =
     (kind: 'stop' | 'destroy') =>
     ({ actor, params, set }: { actor: Actor; params: { id: string }; set: { status?: number | string } }) => {
-      const enqueued = enqueueTeardown(deps, actor, params.id, kind);
+      const enqueued = writeWithIngress(deps, (tx) => ({
+        result: enqueueTeardown({ ...deps, db: tx }, actor, params.id, kind),
+        servers: routingServersOfEnvironment(tx, params.id),
+      }));
       announce(deps, enqueued);
       set.status = 202;
       return presentDeployment(enqueued.deployment);
@@ -48,7 +48,11 @@ export const deployRoutes = (deps: AppDeps) => {
       ({ actor, params, body, set }) => {
         if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 'deploying a source ref is not supported', 'ref');
         const plan = planDeploy(deps, actor, params.id, 'write');
-        const enqueued = commitDeploy(deps, plan);
+        const enqueued = writeWithIngress(deps, (tx) => {
+          const before = routingServersOfEnvironment(tx, params.id);
+          const result = commitDeploy({ ...deps, db: tx }, plan);
+          return { result, servers: [...before, ...routingServersOfEnvironment(tx, params.id)] };
+        });
         announce(deps, enqueued);
         set.status = 202;
         return { ...presentDeployment(enqueued.deployment), warnings: [...plan.warnings] };

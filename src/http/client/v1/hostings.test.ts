@@ -85,7 +85,8 @@ describe('hostings', () => {
       [{ bind: 'world' }, 'options.bind'],
       [{ proxy: { websocket: 'yes' } }, 'options.proxy.websocket'],
       [{ web: 'static' }, 'options.web'],
-      [{ tls: 'auto' }, 'options.tls'],
+      [{ tls: 'sometimes' }, 'options.tls'],
+      [{ pathPrefix: '/a*b' }, 'options.pathPrefix'],
     ];
     for (const [options, path] of cases) {
       const res = await owner('POST', '/hostings', { serviceId, options });

@@ -1,7 +1,9 @@
 import type { AppDeps } from '../../../app.ts';
 import { Project, ProjectCreate, ProjectListQuery, ProjectUpdate } from '../../../contract/projects.ts';
 import { createProject, deleteProject, listProjects, loadProject, updateProject } from '../../../domain/projects/service.ts';
+import { routingServersOfProject } from '../../../domain/ingress/queries.ts';
 import { clientGuard } from '../../plugins/guard.ts';
+import { writeWithIngress } from './ingress-refresh.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** What a write of `options.compose` can answer: the Compose document is parsed, checked and reconciled. */
@@ -26,7 +28,7 @@ export const projectRoutes = (deps: AppDeps) =>
     read: { run: (actor, id) => loadProject(deps.db, actor, id), summary: 'Read a project' },
     update: {
       body: ProjectUpdate,
-      run: (actor, id, body) => updateProject(deps.db, actor, id, body),
+      run: (actor, id, body) => writeWithIngress(deps, (tx) => ({ result: updateProject(tx, actor, id, body), servers: routingServersOfProject(tx, id) })),
       errors: COMPOSE_WRITE_ERRORS,
       summary: 'Change a project or move it to another workspace of its organization',
     },
