@@ -7,13 +7,12 @@
  * Mounting needs root (the machines here run tests as root); elsewhere the test is skipped with
  * the reason printed.
  */
-import { Database } from 'bun:sqlite';
 import { afterAll, expect, test } from 'bun:test';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEY_RING } from '../harness.ts';
-import { clientApi, completeInstall } from './panel-api.ts';
+import { clientApi, completeInstall, expectDatabaseHoldsTags } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 
 const main = join(import.meta.dir, '..', '..', 'src', 'main.ts');
@@ -101,12 +100,5 @@ test.skipIf(Boolean(skipReason))('a full disk answers 507, turns readiness false
   panel.process.kill('SIGTERM');
   expect(await panel.process.exited).toBe(0);
   panel = undefined;
-  const sqlite = new Database(join(dataDir, 'panel.db'), { readonly: true });
-  try {
-    expect(sqlite.query('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
-    const stored = new Set(sqlite.query<{ id: string }, []>('SELECT id FROM tag').all().map((row) => row.id));
-    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-  } finally {
-    sqlite.close();
-  }
+  expectDatabaseHoldsTags(dataDir, acknowledged);
 }, 60_000);
