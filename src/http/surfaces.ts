@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { ServingDeps } from '../app.ts';
+import type { ServingDeps } from '../deps.ts';
 import { localBackupRoutes } from './admin/v1/backups.ts';
 import { DomainError } from '../lib/errors.ts';
 import { adminV1 } from './admin/v1/index.ts';

@@ -18,7 +18,7 @@ import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.ts
 import { type FabricServer, type FabricView, hasRole, organizationApi } from '../organization-api.ts';
 import { ReadOnlyNote, useOrganizationRole } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 
 const REFRESH_MS = 5_000;
 

@@ -7,7 +7,7 @@
  * that file can read the database beside it, so the socket door grants nothing new.
  */
 import { Elysia } from 'elysia';
-import type { ServingDeps } from '../../../app.ts';
+import type { ServingDeps } from '../../../deps.ts';
 import { Backup } from '../../../contract/operations.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';

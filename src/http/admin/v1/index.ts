@@ -4,7 +4,7 @@
  * PATCH /organizations/{id} (host access on the local server) are mounted here.
  */
 import { Elysia } from 'elysia';
-import type { ServingDeps } from '../../../app.ts';
+import type { ServingDeps } from '../../../deps.ts';
 import { adminBackupRoutes } from './backups.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
 import { adminLocalServerRoutes } from './local-server.ts';

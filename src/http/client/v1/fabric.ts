@@ -10,7 +10,7 @@
  * fabric commands for the servers whose configuration changes; the hub delivers them.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { IdParams } from '../../../contract/common.ts';
 import { FabricSettingsUpdate, FabricView } from '../../../contract/fabric.ts';
 import { type FabricView as FabricViewModel, fabricView, requestKeyRotation, updateFabricSettings } from '../../../domain/fabric/service.ts';
