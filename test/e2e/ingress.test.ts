@@ -10,6 +10,8 @@
  *   - with ACME opted in, Pebble (the ACME test server, on h2) issues the certificate of a hostname
  *     h1 serves, after validating it over the lab LAN;
  *   - a configuration Caddy refuses leaves the previous one serving, and the hosting says why;
+ *   - the console shows it: the service's hostings with their live state, the environment's
+ *     URLs, the organization's CA, ACME settings and TLS library (screenshots in test-results/console/);
  *   - destroy removes the routes.
  * Skipped, with the reason, when the lab cannot start (it needs root) or Caddy is not installed.
  */
@@ -22,6 +24,7 @@ import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import { serverCertificate, testCa } from '../certificates.ts';
 import { TEST_KEY_RING } from '../harness.ts';
+import { chromiumMissing, launchChromium, screenshot, waitForConsole, watchPage } from './browser.ts';
 import { type FleetLab, startFleetLab } from './fleet-lab.ts';
 import { completeInstall, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
@@ -314,6 +317,37 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
     expect(served.subjectAltName).toBe('DNS:acme.lab.test');
     // The hostings that asked for internal certificates kept them.
     expect((await curl('h1', 'shop.lab.test', '/api/', { ca: caFile }))?.trim()).toBe('hello-from-web');
+  }, STEP_TIMEOUT_MS);
+
+  test.skipIf(chromiumMissing() !== null)("the console shows the hostings' live state, the environment's URLs and the organization's TLS settings", async () => {
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const [name, value] = session.cookie.split(';')[0]!.split('=') as [string, string];
+      await context.addCookies([{ name, value, url }]);
+      const page = await context.newPage();
+      const { problems } = watchPage(page, url);
+      const shop = await hosting(environments.shopHosting!);
+      await page.goto(`${url}/services/${shop.serviceId}`);
+      await waitForConsole(page);
+      const state = page.getByRole('region', { name: /^State of / }).first();
+      await state.getByText('Applied', { exact: true }).waitFor();
+      expect(await state.getByRole('link', { name: 'https://shop.lab.test/api' }).count()).toBe(1);
+      expect(await state.textContent()).toContain('organization CA, issued');
+      await screenshot(page, 'ingress-service-hostings');
+      await page.goto(`${url}/environments/${environments.h1}`);
+      await page.getByRole('link', { name: 'https://www.shop.lab.test/api' }).waitFor();
+      await screenshot(page, 'ingress-environment-urls');
+      await page.goto(`${url}/organizations/${session.organizationId}/settings`);
+      await page.getByRole('link', { name: 'Download the root certificate (PEM)' }).waitFor();
+      await page.getByRole('heading', { name: 'TLS library' }).waitFor();
+      await page.getByText('upload.lab.test', { exact: true }).waitFor();
+      await screenshot(page, 'ingress-organization-tls');
+      // The lab's http origin is not a secure context, so Chromium ignores the COOP header and says so.
+      expect(problems.filter((problem) => !problem.includes('Cross-Origin-Opener-Policy header has been ignored'))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   }, STEP_TIMEOUT_MS);
 
   test('destroy removes the routes', async () => {
