@@ -9,6 +9,7 @@
  *   - an uploaded certificate is served for its hostname;
  *   - with ACME opted in, Pebble (the ACME test server, on h2) issues the certificate of a hostname
  *     h1 serves, after validating it over the lab LAN;
+ *   - a tcp hosting with bind local answers on h1's loopback, not on its LAN address nor from h2;
  *   - a configuration Caddy refuses leaves the previous one serving, and the hosting says why;
  *   - the console shows it: the service's hostings with their live state, the environment's
  *     URLs, the organization's CA, ACME settings and TLS library (screenshots in test-results/console/);
@@ -348,6 +349,21 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
     } finally {
       await browser.close();
     }
+  }, STEP_TIMEOUT_MS);
+
+  test('a tcp hosting with bind local answers on loopback of its server and not from another host', async () => {
+    const serviceId = (await hosting(environments.shopHosting!)).serviceId;
+    const created = await api('POST', '/hostings', { serviceId, name: 'raw', options: { protocol: 'tcp', bind: 'local', ports: [{ published: 9000, target: 8080 }] } });
+    expect(created.status, created.text).toBe(201);
+    const deployed = await api('POST', `/environments/${environments.h1}/deploy`, {});
+    expect(deployed.status, deployed.text).toBe(202);
+    const fetchOn = async (host: string, address: string) => {
+      const result = await fleet.host(host).exec(['curl', '-fsS', '--max-time', '3', `http://${address}:9000/api/`]);
+      return result.exitCode === 0 ? result.stdout.trim() : null;
+    };
+    expect(await eventually('127.0.0.1:9000 on h1', async () => (await fetchOn('h1', '127.0.0.1')) ?? undefined, logs)).toBe('hello-from-web');
+    expect(await fetchOn('h1', fleet.host('h1').ip)).toBeNull();
+    expect(await fetchOn('h2', fleet.host('h1').ip)).toBeNull();
   }, STEP_TIMEOUT_MS);
 
   test('destroy removes the routes', async () => {

@@ -48,6 +48,8 @@ export interface ServerChanges {
   /** Where the fabric reaches the server; null: what its daemon reports. */
   fabricEndpoint?: string | null;
   datacenter?: string | null;
+  /** Where tcp/udp hostings with bind `datacenter` publish. */
+  privateAddress?: string | null;
 }
 
 export interface ServerContext {
@@ -61,7 +63,7 @@ export interface ServerChange {
   commands: DaemonCommand[];
 }
 
-/** Rename, relabel, set the fabric endpoint or datacenter: organization admins. The row is unchanged when nothing differs. */
+/** Rename, relabel, set the fabric endpoint, datacenter or private address: organization admins. The row is unchanged when nothing differs. */
 export function updateServer(ctx: ServerContext, actor: Actor, id: string, changes: ServerChanges): ServerChange {
   return ctx.db.transaction((db) => {
     const row = loadServer(db, actor, id, 'write');
@@ -70,6 +72,7 @@ export function updateServer(ctx: ServerContext, actor: Actor, id: string, chang
     if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
     if (changes.fabricEndpoint !== undefined && changes.fabricEndpoint !== row.fabricEndpoint) set.fabricEndpoint = changes.fabricEndpoint;
     if (changes.datacenter !== undefined && changes.datacenter !== row.datacenter) set.datacenter = changes.datacenter;
+    if (changes.privateAddress !== undefined && changes.privateAddress !== row.privateAddress) set.privateAddress = changes.privateAddress;
     if (Object.keys(set).length === 0) return { server: row, commands: [] };
     const server = updateServerRow(db, id, set);
     const reachChanged = set.fabricEndpoint !== undefined || set.datacenter !== undefined;
