@@ -501,6 +501,7 @@ do_daemon_install() {
     daemon_start_detached
   fi
   command -v docker >/dev/null 2>&1 || say "note: Docker is not installed here; deploys fail until it is (curl -fsSL https://get.docker.com | sh)"
+  command -v wg >/dev/null 2>&1 || say "note: WireGuard tools are not installed here; the overlay fabric needs them if your organization turns it on (apt-get install wireguard-tools, and wireguard-go where the kernel has no WireGuard module)"
 }
 
 case "$ACTION" in

@@ -1,10 +1,4 @@
-import type { Database } from 'bun:sqlite';
 import { Elysia } from 'elysia';
-import type { Config } from './config.ts';
-import type { KeyRing } from './crypto/keyring.ts';
-import type { DaemonHub, Listener } from './daemon/hub.ts';
-import type { SupervisedStatus } from './domain/servers/this-machine.ts';
-import type { Db } from './db/client.ts';
 import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
@@ -15,27 +9,7 @@ import { assignClientAddress } from './http/plugins/client-address.ts';
 import { applySecurityHeaders } from './http/plugins/security-headers.ts';
 import { referenceRoutes } from './http/reference.ts';
 import { daemonSurfaces, surfaces } from './http/surfaces.ts';
-import type { Clock } from './lib/clock.ts';
-import type { Logger } from './lib/logger.ts';
-import type { SelfExecutable } from './ops/executable.ts';
-
-/** Everything the server needs, passed in: tests build their own, nothing is a module singleton. */
-export interface AppDeps {
-  config: Config;
-  sqlite: Database;
-  db: Db;
-  keyring: KeyRing;
-  clock: Clock;
-  logger: Logger;
-  /** The one daemon hub of the process, shared by every app instance (src/daemon/hub.ts). */
-  hub: DaemonHub;
-  /** The local daemon `panel serve` supervises (PANEL_LOCAL_DAEMON=auto); absent when something else runs it. */
-  localDaemon?: { status(): SupervisedStatus };
-  /** This executable, for joining servers to download; absent where none can be had (tests). */
-  executable?: SelfExecutable;
-  /** Which listener this instance serves: the unix socket is the local daemon slot. Default tcp. */
-  listener?: Listener;
-}
+import type { AppDeps } from './deps.ts';
 
 /**
  * Builds one server instance. `panel serve` builds two from this factory (TCP and the daemon
@@ -78,7 +52,7 @@ export function buildApp(deps: AppDeps) {
 
   const describeApi = () => {
     // Built on first request and again only when routes were added since (tests add routes).
-    if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app) };
+    if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app, { publicUrl: config.publicUrl }) };
     return openApiDocument.document;
   };
   const described = app.get('/api/openapi.json', describeApi, { detail: { hide: true } });

@@ -2,7 +2,8 @@
  * A fresh app per test: its own in-memory database, a manual clock and a fixed test key ring.
  * Nothing is shared between tests.
  */
-import { type AppDeps, buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app.ts';
+import type { AppDeps } from '../src/deps.ts';
 import { newOpaqueToken } from '../src/auth/token.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { parseKeyRing } from '../src/crypto/keyring.ts';
@@ -10,6 +11,7 @@ import { DaemonHub } from '../src/daemon/hub.ts';
 import { createDb } from '../src/db/client.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { silentLogger } from '../src/lib/logger.ts';
+import { undocumented } from './api-description.ts';
 import { openMigratedDatabase } from './db.ts';
 
 /** A fixed, test-only key ring (32 zero-free bytes); never used outside tests. */
@@ -52,6 +54,9 @@ export function createTestApp(overrides: Partial<Config> = {}) {
     } catch {
       json = undefined;
     }
+    // Every answer must be the one the API description documents (test/api-description.ts).
+    const mismatch = undocumented(app, method, path, response.status, response.headers.get('content-type'), json);
+    if (mismatch) throw new Error(`undocumented answer: ${mismatch}`);
     return { status: response.status, headers: response.headers, text, json };
   }
 

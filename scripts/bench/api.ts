@@ -17,7 +17,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppDeps, buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/app.ts';
+import type { AppDeps } from '../../src/deps.ts';
 import { hashToken, newOpaqueToken } from '../../src/auth/token.ts';
 import { loadConfig } from '../../src/config.ts';
 import { generateKeyRingText, parseKeyRing } from '../../src/crypto/keyring.ts';

@@ -77,11 +77,16 @@ describe('panel compose config', () => {
     expect(JSON.parse(result.stdout)).toEqual({ services: { web: { image: 'app:2' }, worker: { image: 'app:1', command: 'run' } } });
   });
 
-  test('an error of the merge is reported for the merged model', async () => {
-    const base = file('cycle.yaml', 'services:\n  a: {image: x, extends: b}\n  b: {image: y, extends: a}\n');
-    const result = await run([base]);
+  test("an error of a file's extends names the file; one of the merge, the merged model", async () => {
+    const cycle = file('cycle.yaml', 'services:\n  a: {image: x, extends: b}\n  b: {image: y, extends: a}\n');
+    const result = await run([cycle]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toStartWith('merged: services.b.extends: circular reference a -> b -> a');
+    expect(result.stderr).toBe(`${cycle}: services.b.extends: circular reference a -> b -> a\n`);
+    const base = file('mapping.yaml', 'services:\n  web: {image: x, deploy: {replicas: 2}}\n');
+    const overlay = file('scalar.yaml', 'services:\n  web: {deploy: two}\n');
+    const merged = await run([base, overlay]);
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toStartWith('merged: services.web.deploy');
   });
 
   test('a YAML syntax error names the file, line and column', async () => {

@@ -1,15 +1,21 @@
 /**
  * `panel compose config <base.yaml> [overlay.yaml ...] [--json] [--policy [--host-access]]`:
- * merges the files in order (each file's own `extends` first, as Compose does) and prints the
- * merged model, like `docker compose config` without Compose's own normalization. It reads any
+ * merges the files in order (each file's own `extends` first, then its `include`; files they
+ * name are read from disk from the first file's folder, as Compose does: extends-file.ts,
+ * include-file.ts) and prints the merged model, like `docker compose config` without Compose's
+ * own normalization or interpolation. It reads any
  * document Compose reads; Panel's tenant policy applies only with --policy, as a save would
  * (each file, then the merged model). Exit codes: 0 printed, 1 invalid document, 2 usage or
  * unreadable file.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { DomainError } from '../lib/errors.ts';
 import { parseComposeText, stringifyComposeModel } from './document.ts';
-import { mergeCompose } from './merge.ts';
+import { extendsFileLoader, type ReadFile } from './extends-file.ts';
+import { resolveIncludes } from './include-file.ts';
+import { mergeCompose, resolveLayerExtends } from './merge.ts';
 import { type StoredPolicy, validateCompose } from './validate.ts';
 import type { JsonObject } from './values.ts';
 
@@ -21,7 +27,8 @@ export interface CommandOutput {
 export const COMPOSE_CONFIG_USAGE = `usage: panel compose config <base.yaml> [overlay.yaml ...] [--json] [--policy [--host-access]]
 
 Prints the model Panel deploys for a project base and environment overlays, merged with the
-Compose merge rules (extends, !reset and !override included). --json prints JSON instead of YAML.
+Compose merge rules (extends, include, !reset and !override included; files that extends and
+include name are read from the first file's folder, as Compose does). --json prints JSON instead of YAML.
 --policy checks every file and the merged model against Panel's Compose policy, as a save does
 for an organization without host access; --host-access as for one with it.
 `;
@@ -68,6 +75,9 @@ export async function composeConfigCommand(args: string[], out: CommandOutput): 
   }
 
   const models: JsonObject[] = [];
+  const projectDir = dirname(resolve(parsed.files[0]!));
+  const readText: ReadFile = (path) => readFileSync(path, 'utf8');
+  const fromFile = extendsFileLoader(projectDir, readText);
   let principals = new Set<string>();
   for (const file of parsed.files) {
     let text: string;
@@ -81,7 +91,7 @@ export async function composeConfigCommand(args: string[], out: CommandOutput): 
       const { data } = parseComposeText(text);
       // Overlays may name principals the base declares, as environment overlays do.
       if (parsed.policy !== null) ({ principals } = validateCompose(data, { policy: parsed.policy, knownPrincipals: principals }));
-      models.push(data);
+      models.push(resolveIncludes(resolveLayerExtends(data, fromFile), projectDir, readText, [resolve(file)]));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       out.stderr(`${file}: ${describeComposeError(error)}\n`);

@@ -8,7 +8,8 @@
  * `!reset` and `!override` in the extending service apply to what it inherits (compose-go applies
  * the file's reset paths to the inherited copy) and are kept, so they still apply to the layers
  * below when this layer merges onto them. `extends.file` (host access only) is left to Compose,
- * which reads that file on the server. Browser-safe (merge.ts depends on it).
+ * which reads that file on the server, unless the caller reads files (`fromFile`: `panel compose
+ * config`, extends-file.ts). Browser-safe (merge.ts depends on it).
  */
 import { composeInvalid } from './limits.ts';
 import { mergeTagOf, taggedValue, tagMarker, withoutMergeTags } from './tags.ts';
@@ -17,8 +18,17 @@ import { isMapping, type JsonObject, type JsonValue } from './values.ts';
 /** Merges a service definition onto the one it extends (merge.ts's rules, at `services.<name>`). */
 export type ServiceMerger = (parent: JsonObject, service: JsonObject, name: string) => JsonObject;
 
-/** The layer with every same-document `extends` resolved; the input is not modified. */
-export function resolveExtends(layer: JsonObject, merge: ServiceMerger): JsonObject {
+/**
+ * The service `extends.file` names, resolved (its own `extends` applied) and without merge tags;
+ * `path` is the extending service's `extends` path, for errors.
+ */
+export type ExtendsFileLoader = (file: string, service: string, path: string) => JsonObject;
+
+/**
+ * The layer with every same-document `extends` resolved, and with `fromFile` every
+ * `extends.file` too; the input is not modified.
+ */
+export function resolveExtends(layer: JsonObject, merge: ServiceMerger, fromFile?: ExtendsFileLoader): JsonObject {
   const services = taggedValue(layer.services ?? null);
   if (!isMapping(services) || !Object.values(services).some((service) => isMapping(taggedValue(service)) && hasExtends(taggedValue(service) as JsonObject))) {
     return layer;
@@ -31,14 +41,18 @@ export function resolveExtends(layer: JsonObject, merge: ServiceMerger): JsonObj
     const raw = services[name]!;
     const service = taggedValue(raw);
     if (mergeTagOf(raw) === 'reset' || !isMapping(service) || !hasExtends(service)) return raw;
-    const target = extendedService(service, name);
-    if (target === null) return raw;
+    const { file, target } = extendedService(service, name);
+    if (file !== null && fromFile === undefined) return raw;
     const path = `services.${name}.extends`;
-    if (!Object.hasOwn(services, target) || mergeTagOf(services[target]) === 'reset') {
-      throw composeInvalid(`${path}: service "${target}" is not in the same document`, path);
+    let parent: JsonObject;
+    if (file !== null) parent = fromFile!(file, target, path);
+    else {
+      if (!Object.hasOwn(services, target) || mergeTagOf(services[target]) === 'reset') {
+        throw composeInvalid(`${path}: service "${target}" is not in the same document`, path);
+      }
+      if ([...chain, name].includes(target)) throw composeInvalid(`${path}: circular reference ${[...chain, name, target].join(' -> ')}`, path);
+      parent = withoutMergeTags(taggedValue(resolve(target, [...chain, name]))) as JsonObject;
     }
-    if ([...chain, name].includes(target)) throw composeInvalid(`${path}: circular reference ${[...chain, name, target].join(' -> ')}`, path);
-    const parent = withoutMergeTags(taggedValue(resolve(target, [...chain, name]))) as JsonObject;
     const { extends: _extends, ...own } = service;
     const merged = keepTags(merge(parent, own, name), own) as JsonObject;
     const result = mergeTagOf(raw) === 'override' ? tagMarker('override', merged) : merged;
@@ -54,14 +68,15 @@ export function resolveExtends(layer: JsonObject, merge: ServiceMerger): JsonObj
 
 const hasExtends = (service: JsonObject) => service.extends !== undefined && service.extends !== null && mergeTagOf(service.extends) !== 'reset';
 
-/** The service a same-document `extends` names; null when it names a file (Compose resolves it). */
-function extendedService(service: JsonObject, name: string): string | null {
+/** The service an `extends` names, and the file it is in (null: the same document). */
+function extendedService(service: JsonObject, name: string): { file: string | null; target: string } {
   const extended = taggedValue(service.extends!);
-  if (typeof extended === 'string') return extended;
+  if (typeof extended === 'string') return { file: null, target: extended };
   if (isMapping(extended)) {
-    if (extended.file !== undefined && extended.file !== null) return null;
+    const file = taggedValue(extended.file ?? null);
     const target = taggedValue(extended.service ?? null);
-    if (typeof target === 'string') return target;
+    if (file !== null && typeof file !== 'string') throw composeInvalid(`services.${name}.extends.file must be a path`, `services.${name}.extends.file`);
+    if (typeof target === 'string') return { file, target };
   }
   throw composeInvalid(`services.${name}.extends.service must name a service`, `services.${name}.extends.service`);
 }

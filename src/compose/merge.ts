@@ -23,7 +23,7 @@
  *
  * Browser-safe: the console imports it for its read-only merged preview.
  */
-import { resolveExtends, type ServiceMerger } from './extends.ts';
+import { type ExtendsFileLoader, resolveExtends, type ServiceMerger } from './extends.ts';
 import { composeInvalid } from './limits.ts';
 import { enforceUniqueness, matchesPattern } from './merge-keys.ts';
 import { mergeTagOf, taggedValue, withoutMergeTags } from './tags.ts';
@@ -84,6 +84,9 @@ export function mergeCompose(base: JsonValue, ...overlays: (JsonValue | undefine
 
 /** `extends`: a service merged onto the one it extends, by the same rules as layers. */
 const mergeService: ServiceMerger = (parent, service, name) => mergeMappings(parent, service, ['services', name]);
+
+/** One layer with its `extends` resolved, `extends.file` too with a loader (extends-file.ts). */
+export const resolveLayerExtends = (layer: JsonObject, fromFile?: ExtendsFileLoader): JsonObject => resolveExtends(layer, mergeService, fromFile);
 
 function mergeValue(base: JsonValue, overlay: JsonValue, path: string[]): JsonValue {
   const rule = MERGE_RULES.find(({ pattern }) => matchesPattern(path, pattern));

@@ -27,6 +27,7 @@ export const DeployRequest = v.optional(
     ref: v.optional(v.unknown()),
   }),
 );
+export type DeployRequest = v.InferOutput<typeof DeployRequest>;
 /** Stop and destroy take no fields; the body may be left out. */
 export const TeardownRequest = v.optional(strict({}));
 export const Deployed = v.object({ ...Deployment.entries, warnings: v.array(v.string()) });

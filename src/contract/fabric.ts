@@ -2,7 +2,8 @@
  * The overlay fabric as the daemon protocol carries it (valibot only; the hub, the agent and the
  * console import it alike):
  * - FabricCommandPayload: the `fabric` command, a member's whole WireGuard configuration
- *   (`up`, with the hash the control plane keeps) or the order to remove it (`down`);
+ *   (`up`, with the hash the control plane keeps), the order to remove it (`down`), or to make a
+ *   new key pair and use it (`rotate-key`; the daemon then reports the new public key);
  * - FabricNetwork: per deploy, each network of the server's document that spans servers, with
  *   the subnets of the same network on the other servers (its routes and forward rules);
  * - FabricStatus: the `fabric` frame a daemon sends after connecting, after every apply and
@@ -75,6 +76,7 @@ const FabricHash = v.pipe(v.string(), v.regex(FABRIC_HASH_PATTERN, 'must be sha2
 export const FabricCommandPayload = v.variant('state', [
   v.object({ state: v.literal('up'), config: FabricConfig, hash: FabricHash }),
   v.object({ state: v.literal('down') }),
+  v.object({ state: v.literal('rotate-key') }),
 ]);
 export type FabricCommandPayload = v.InferOutput<typeof FabricCommandPayload>;
 
@@ -164,6 +166,8 @@ export const FabricView = v.object({
       datacenter: v.nullable(v.string()),
       /** When its daemon last reported (handshakes are as of then). */
       reportedAt: v.nullable(v.string()),
+      /** When an admin asked for a new WireGuard key that its daemon has not made yet; null when none is waiting. */
+      keyRotationRequestedAt: v.nullable(v.string()),
       peers: v.array(
         v.object({
           serverId: v.string(),

@@ -26,33 +26,37 @@
  *   last_seen_at in one batch and runs the command expiry sweep.
  * - `fabric` frames (the server's overlay fabric state) are recorded; fabric commands they cause
  *   (a new key reconciles the mesh, a member behind gets its configuration again) are dispatched.
- * - Connects and disconnects are published on the change feed (feed.server) for /ws/client/v1;
- *   the tick's last_seen_at touches of connected servers are not (a connected server is seen now).
+ * - Connects and disconnects are published through the notifier (src/domain/notify.ts) for
+ *   /ws/client/v1; the tick's last_seen_at touches of connected servers are not (a connected
+ *   server is seen now).
+ * - The hub keeps sockets, timers and framing. What a frame changes in the database, and in which
+ *   transaction, is the domain's: src/domain/daemons/outcomes.ts (ack, result, report, expiry,
+ *   undeliverable commands), src/domain/daemons/fabric.ts (fabric state) and
+ *   src/domain/daemons/connections.ts (the records behind connections).
  */
 import type { Db } from '../db/client.ts';
 import { safeEqual } from '../crypto/primitives.ts';
 import type { Server } from '../db/schema/index.ts';
-import { failUndeliverable, openCommandsOf, markDelivered } from '../domain/commands/service.ts';
-import { settleDeployment } from '../domain/deployments/queries.ts';
+import { markDelivered, openCommandsOf } from '../domain/commands/service.ts';
 import { serverForCredential } from '../domain/servers/enroll.ts';
 import { findServer } from '../domain/servers/queries.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import { onFabricStatus } from './hub/fabric.ts';
 import { ChangeFeed } from './hub/feed.ts';
-import { expireCommands, onAck, onIngress, onReport, onResult, type OutcomeContext } from './hub/outcomes.ts';
 import {
   findLocalServer,
   checkLocalKey,
+  connectServer,
   findMachineTwin,
   firstOrganizationId,
-  flagDuplicateMachine,
+  localServerFor,
   markAllDisconnected,
   markDisconnected,
-  recordHello,
-  resolveLocalServer,
   touchLastSeen,
-} from './hub/servers.ts';
+} from '../domain/daemons/connections.ts';
+import { expireCommands, failUndeliverableCommand, onAck, onIngress, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
+import { onFabricStatus } from '../domain/daemons/fabric.ts';
+import type { Notifier } from '../domain/notify.ts';
 import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, parseFrame } from '../contract/daemon-protocol.ts';
 
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
@@ -105,6 +109,8 @@ export class HubConnection {
 
 export class DaemonHub {
   readonly feed: ChangeFeed;
+  /** What use cases tell the process after a commit (src/domain/notify.ts): the feed and command delivery. */
+  readonly notifier: Notifier;
   private readonly connections = new Set<HubConnection>();
   private readonly byServer = new Map<string, HubConnection>();
   private readonly outcomes: OutcomeContext;
@@ -124,7 +130,16 @@ export class DaemonHub {
     this.tickIntervalMs = options.tickIntervalMs ?? 5_000;
     this.expirySweepIntervalMs = options.expirySweepIntervalMs ?? 60_000;
     this.feed = new ChangeFeed((error) => options.logger.error('change listener failed', { error: String(error) }));
-    this.outcomes = { db: options.db, feed: this.feed, logger: options.logger, now: () => options.clock.now() };
+    const feed = this.feed;
+    this.notifier = {
+      deployment: (row) => feed.deployment(row),
+      containers: (environmentId, rows) => feed.containers(environmentId, rows),
+      server: (row) => feed.server(row),
+      serverDeleted: (row) => feed.serverDeleted(row),
+      dispatch: (serverId) => void this.dispatch(serverId),
+      credentialRotated: (serverId) => void this.disconnect(serverId, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment'),
+    };
+    this.outcomes = { db: options.db, notify: this.notifier, logger: options.logger, now: () => options.clock.now() };
   }
 
   private now(): number {
@@ -192,8 +207,7 @@ export class DaemonHub {
       case 'fabric': {
         const first = !connection.fabricReported;
         connection.fabricReported = true;
-        for (const serverId of onFabricStatus(this.outcomes, daemon, frame, first)) this.dispatch(serverId);
-        return;
+        return onFabricStatus(this.outcomes, daemon, frame, first);
       }
       case 'ping':
         return this.send(connection, { type: 'pong', ts: frame.ts });
@@ -241,13 +255,7 @@ export class DaemonHub {
       flagged.add(resolved.id).add(twin.id);
       logger.warn('two server records present one machine id; they are kept apart', { serverIds: [resolved.id, twin.id], machineId: hello.machineId });
     }
-    const server =
-      flagged.size === 0
-        ? recordHello(db, resolved, hello, now, !twin, recordKey)
-        : db.transaction((tx) => {
-            flagDuplicateMachine(tx, [...flagged], now);
-            return recordHello(tx, resolved, hello, now, !twin, recordKey);
-          });
+    const server = connectServer(db, resolved, hello, now, { flagged: [...flagged], claimMachineId: !twin, recordKey });
 
     connection.serverId = server.id;
     connection.organizationId = server.organizationId;
@@ -255,7 +263,7 @@ export class DaemonHub {
     this.byServer.set(server.id, connection);
     if (previous && previous !== connection) this.terminate(previous, CLOSE_CODES.replaced, 'replaced by a newer connection of this server');
     logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
-    this.feed.server(server);
+    this.notifier.server(server);
     this.send(connection, { type: 'welcome', serverId: server.id });
     this.deliver(connection);
   }
@@ -289,7 +297,7 @@ export class DaemonHub {
   private resolveServer(connection: HubConnection, hello: HelloFrame): Server | undefined {
     const { db, logger } = this.options;
     if (connection.claim.listener === 'unix') {
-      const local = db.transaction((tx) => resolveLocalServer(tx, hello));
+      const local = localServerFor(db, hello);
       if (!local) this.terminate(connection, CLOSE_CODES.tryAgainLater, 'Panel is not installed yet; no organization for the local server');
       return local;
     }
@@ -330,7 +338,7 @@ export class DaemonHub {
       try {
         text = encodeFrame(frame, MAX_HUB_FRAME_BYTES);
       } catch (error) {
-        this.failUndeliverable(command.id, (error as Error).message);
+        failUndeliverableCommand(this.outcomes, command.id, (error as Error).message);
         continue;
       }
       connection.sent.add(command.id);
@@ -339,14 +347,6 @@ export class DaemonHub {
       sent++;
     }
     return sent;
-  }
-
-  private failUndeliverable(commandId: string, message: string): void {
-    const deployment = this.options.db.transaction((tx) => {
-      const command = failUndeliverable(tx, commandId, message, this.options.clock.now());
-      return command?.deploymentId ? settleDeployment(tx, command.deploymentId) : null;
-    });
-    if (deployment) this.feed.deployment(deployment);
   }
 
   /** Closes the server's live connection, if any (its credential was rotated or revoked). */
@@ -440,7 +440,7 @@ export class DaemonHub {
     if (serverId && this.byServer.get(serverId) === connection) {
       this.byServer.delete(serverId);
       const row = markDisconnected(this.options.db, serverId, this.options.clock.now());
-      if (row) this.feed.server(row);
+      if (row) this.notifier.server(row);
     }
   }
 }

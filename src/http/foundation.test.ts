@@ -36,8 +36,10 @@ describe('API description', () => {
     const page = await request('GET', '/api/reference');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
-    expect(page.text).toContain("url: '/api/openapi.json'");
+    expect(page.text).toContain('"url":"/api/openapi.json"');
     expect(page.text).not.toMatch(/https?:\/\//);
+    // No cloud features: the AI agent, MCP and the developer toolbar (Share, Deploy) are off.
+    for (const off of ['"agent":{"disabled":true}', '"mcp":{"disabled":true}', '"showDeveloperTools":"never"', '"telemetry":false']) expect(page.text).toContain(off);
     const bundle = await request('GET', '/api/reference/scalar.js');
     expect(bundle.status).toBe(200);
     expect(bundle.text.length).toBeGreaterThan(100_000);

@@ -11,7 +11,7 @@
 import type { Database } from 'bun:sqlite';
 import { connect } from 'node:net';
 import { Elysia } from 'elysia';
-import { findLocalServer } from '../daemon/hub/servers.ts';
+import { findLocalServer } from '../domain/daemons/connections.ts';
 import type { Db } from '../db/client.ts';
 import { PANEL_VERSION } from '../version.ts';
 import { Health, Readiness } from '../contract/operations.ts';

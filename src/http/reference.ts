@@ -7,8 +7,22 @@ import scalarBundlePath from '../../node_modules/@scalar/api-reference/dist/brow
 /**
  * The interactive API reference, served entirely from the executable: the Scalar viewer's
  * standalone bundle and a page pointing it at /api/openapi.json explicitly (its default relative
- * URL resolves wrongly under /api/). Fonts are off so the page makes no outside request.
+ * URL resolves wrongly under /api/). Nothing in it reaches out: fonts and telemetry are off, and
+ * so are the viewer's cloud features (the AI agent, MCP, the developer toolbar with Share and
+ * Deploy). Authentication is explained by the description itself (its security schemes and the
+ * introduction), which the viewer shows with a form to try a token or a cookie.
  */
+const config = {
+  url: '/api/openapi.json',
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: false,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  authentication: { preferredSecurityScheme: 'apiToken' },
+};
+
 const page = `<!doctype html>
 <html lang="en">
 <head>
@@ -20,7 +34,7 @@ const page = `<!doctype html>
 <div id="app"></div>
 <script src="/api/reference/scalar.js"></script>
 <script>
-Scalar.createApiReference('#app', { url: '/api/openapi.json', withDefaultFonts: false, hideClientButton: false, telemetry: false });
+Scalar.createApiReference('#app', ${JSON.stringify(config)});
 </script>
 </body>
 </html>`;

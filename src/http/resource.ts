@@ -11,7 +11,8 @@
  *
  * The presenter is derived from the answer schema (present.ts), the caller is resolved by the
  * client guard before any of them runs, and the API description gets the statuses, the error
- * codes (the guard's, the input's and the operation's own), the role needed and the security.
+ * codes (the operation's own here; the guard's and the body's come from src/http/openapi.ts), the
+ * role needed and the security.
  * Authorization itself stays in the domain (`loadFor`, `authorize`); `role` documents it.
  * Actions (deploy, compose, tag sets, ...) stay explicit routes.
  */
@@ -56,10 +57,8 @@ export interface ResourceSpec<R extends object, S extends Shape, Q extends Gener
   remove?: Documented & { run: (actor: Actor, id: string) => unknown };
 }
 
-/** What the client guard can answer before any route runs. */
-const GUARD_ERRORS = ['unauthenticated', 'install_required'] as const satisfies readonly ErrorCode[];
-/** A write may be refused for the role, or for a cookie write from another origin. */
-const WRITE_ERRORS = ['forbidden'] as const satisfies readonly ErrorCode[];
+/** Refused for the caller's role (the guard's own codes are added by the API description). */
+const ROLE_ERRORS = ['forbidden'] as const satisfies readonly ErrorCode[];
 
 const roleNote = (role: MembershipRole) => `Needs the ${role} role in the organization.`;
 
@@ -70,7 +69,7 @@ function detailOf(tag: string, op: Documented, role: MembershipRole) {
 
 /** A read needing more than membership is refused to members (403), like any write. */
 function responsesOf(status: number, schema: GenericSchema, op: Documented, base: readonly ErrorCode[], role: MembershipRole) {
-  const refusal = role === 'member' ? [] : WRITE_ERRORS;
+  const refusal = role === 'member' ? [] : ROLE_ERRORS;
   return { [status]: schema, ...errorResponses(...base, ...refusal, ...(op.errors ?? [])) };
 }
 
@@ -97,8 +96,8 @@ export function resourceRoutes<
   const answerOf = (wider: Shape | undefined) =>
     wider ? { schema: wider, present: presenterOf(wider, spec.derive as Derivations<Shape>) } : { schema: spec.schema, present };
   const tag = spec.collection;
-  const readBase = [...GUARD_ERRORS, 'not_found', 'validation_failed'] as const;
-  const writeBase = [...readBase, ...WRITE_ERRORS] as const;
+  const readBase = ['not_found', 'validation_failed'] as const;
+  const writeBase = [...readBase, ...ROLE_ERRORS] as const;
   const routes: AnyElysia = new Elysia({ prefix: `/${spec.collection}` }).use(spec.guard);
   // Elysia infers each route's context from its hook; these handlers are generic, so one cast here.
   const add = (method: Method, path: string, handler: (context: Context) => unknown, hook: Hook) =>

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { DomainError } from '../lib/errors.ts';
 import { adminV1 } from './admin/v1/index.ts';
 import { clientV1 } from './client/v1/index.ts';

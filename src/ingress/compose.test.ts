@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { parse } from 'yaml';
 import { checkComposePolicy } from '../compose/policy/index.ts';
-import { assertComposeAccepts } from '../domain/deploy/testing.ts';
+import { assertComposeAccepts } from '../../test/compose-checks.ts';
 import { ingressComposeModel, ingressComposeYaml } from './compose.ts';
 
 const input = {

@@ -10,7 +10,7 @@
  *   the api by service name across hosts, seen with its own address (no masquerade), and the
  *   control plane outside the mesh (masqueraded); a container on another network cannot reach
  *   the api over the mesh; the handshakes show in the fabric view, and in the console (when
- *   Chromium is here), where an admin sets h2's endpoint and datacenter;
+ *   Chromium is here), where an admin sets h2's endpoint and datacenter and rotates h3's key;
  * - the other project's own overlay network, spanning h1 and h2: its containers reach each other,
  *   and neither the first project's api nor a server's mesh address;
  * - h2's daemon and engine stop and its interface is deleted (as a reboot would), then both
@@ -326,7 +326,7 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
     expect((await h1.exec(['busybox', 'ping', '-c', '1', '-W', '2', h2Mesh])).exitCode).toBe(0);
   }, STEP_TIMEOUT_MS);
 
-  test.skipIf(chromiumMissing() !== null)('the console shows the fabric: each server converged with its peers and handshakes; an admin sets where h2 is reached', async () => {
+  test.skipIf(chromiumMissing() !== null)('the console shows the fabric: each server converged with its peers and handshakes; an admin sets where h2 is reached and rotates h3’s key', async () => {
     const browser = await launchChromium();
     try {
       const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -351,6 +351,16 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
       expect(await unlabelledControls(page)).toEqual([]);
       await screenshot(page, 'fabric-three-servers');
       await page.getByRole('button', { name: 'Cancel' }).click();
+      // An admin rotates h3's key: a confirmation saying what happens, then the row follows.
+      const h3Key = (await fabric()).servers.find((server) => server.name === 'h3')!.publicKey!;
+      await page.getByRole('button', { name: 'Rotate the key of h3' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Rotate the WireGuard key of h3?' });
+      await dialog.getByText('traffic over the fabric to and from h3 pauses').waitFor();
+      await screenshot(page, 'fabric-rotate-key');
+      await dialog.getByRole('button', { name: 'Rotate key' }).click();
+      const shownKey = page.getByRole('row', { name: /^h3/ }).locator('code[title]');
+      await until('a new key for h3 on the page', async () => ((await shownKey.getAttribute('title')) !== h3Key ? true : undefined));
+      await page.getByRole('row', { name: /^h3/ }).getByRole('button', { name: 'Rotate the key of h3' }).waitFor();
       // Chromium ignores the Cross-Origin-Opener-Policy header over plain http to a lab address, and says so.
       expect(watched.problems.filter((problem) => !problem.includes('Cross-Origin-Opener-Policy header has been ignored'))).toEqual([]);
     } finally {
@@ -359,6 +369,11 @@ describe.skipIf(!lab)('the overlay fabric over three real servers', () => {
     // The endpoint is the address h2 was reached at already: every configuration stays as it was.
     const view = await converged(['h1', 'h2', 'h3']);
     expect(view.servers.find((server) => server.name === 'h2')).toMatchObject({ endpoint: lab!.host('h2').ip, datacenter: 'lab' });
+    // h3's new key is on its interface and in h1's and h2's peers; the client on h3 still reaches the api.
+    const h3Key = view.servers.find((server) => server.name === 'h3')!.publicKey!;
+    expect((await onHost(lab!.host('h3'), 'wg', 'show', 'panelwg', 'public-key')).trim()).toBe(h3Key);
+    for (const name of ['h1', 'h2']) expect(await onHost(lab!.host(name), 'wg', 'show', 'panelwg', 'peers')).toContain(h3Key);
+    expect(await until('the client on h3 reaching the api with its new key', async () => (await fetchFrom(lab!.host('h3'), 'http://api:8080/cgi-bin/who')) || undefined)).toStartWith('api 10.210.');
   }, STEP_TIMEOUT_MS);
 
   test("h2's daemon and engine stop and its interface goes, as a reboot would; started again, the mesh reconverges and traffic resumes", async () => {

@@ -28,6 +28,8 @@ export const organizationApi = {
   fabric: {
     get: (id: string) => call<FabricView>('GET', `client/v1/organizations/${id}/fabric`),
     update: (id: string, changes: FabricSettingsUpdate) => call<FabricView>('PATCH', `client/v1/organizations/${id}/fabric`, changes),
+    /** The server's daemon makes a new WireGuard key pair; answers the fabric view. */
+    rotateKey: (serverId: string) => call<FabricView>('POST', `client/v1/servers/${serverId}/fabric/rotate-key`),
   },
   memberships: {
     list: (query: ListQuery) => call<Page<Membership>>('GET', 'client/v1/memberships', undefined, query),

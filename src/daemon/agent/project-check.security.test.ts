@@ -14,7 +14,7 @@ import { parseComposeText, stringifyComposeModel } from '../../compose/document.
 import { mergeCompose } from '../../compose/merge.ts';
 import { POLICY_CORPUS, type PolicyCase } from '../../compose/policy/corpus/index.ts';
 import type { JsonObject } from '../../compose/values.ts';
-import { composeLookup, daemonCheck } from '../../domain/deploy/testing.ts';
+import { composeLookup, daemonCheck } from '../../../test/compose-checks.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'panel-daemon-check-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

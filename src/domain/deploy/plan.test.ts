@@ -15,7 +15,7 @@ import { seedTenants } from '../../../test/seed.ts';
 import type { Actor } from '../actor.ts';
 import { variableValueOwner } from '../variables/secrets.ts';
 import { type DeployPlan, planDeploy } from './plan.ts';
-import { assertComposeAccepts, type CompiledDocument, composeLookup } from './testing.ts';
+import { assertComposeAccepts, type CompiledDocument, composeLookup } from '../../../test/compose-checks.ts';
 
 const SENTINEL = 'sentinel-db-password-7f3a';
 

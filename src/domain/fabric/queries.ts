@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { FabricSubnet } from '../../compose/compile.ts';
 import { type DaemonCommand, daemonCommand, type FabricMemberRow, fabricMember, fabricSubnet, type JsonObject, server } from '../../db/schema/index.ts';
 import { OPEN_COMMAND_STATUSES } from '../commands/service.ts';
@@ -42,25 +42,40 @@ export function keyedServersOf(db: Queryable, organizationId: string) {
     .filter((row): row is typeof row & { publicKey: string } => row.publicKey !== null);
 }
 
-/** The open fabric commands of a server, oldest first. */
+/** The `state` of the `fabric` command that asks the daemon for a new key pair. */
+export const ROTATE_KEY_STATE = 'rotate-key';
+
+/** A server's open fabric commands: those carrying a configuration (`up`, `down`), or the key rotations. */
+function openFabric(serverId: string, what: 'configuration' | 'key rotation'): SQL | undefined {
+  const state = sql`json_extract(${daemonCommand.payload}, '$.state')`;
+  return and(
+    eq(daemonCommand.serverId, serverId),
+    eq(daemonCommand.kind, 'fabric'),
+    inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES]),
+    what === 'key rotation' ? sql`${state} = ${ROTATE_KEY_STATE}` : sql`${state} IS NOT ${ROTATE_KEY_STATE}`,
+  );
+}
+
+/** The open configuration commands of a server (`up`, `down`), oldest first. */
 export function openFabricCommandsOf(db: Queryable, serverId: string): DaemonCommand[] {
-  return db
-    .select()
-    .from(daemonCommand)
-    .where(and(eq(daemonCommand.serverId, serverId), eq(daemonCommand.kind, 'fabric'), inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES])))
-    .orderBy(asc(daemonCommand.id))
-    .all();
+  return db.select().from(daemonCommand).where(openFabric(serverId, 'configuration')).orderBy(asc(daemonCommand.id)).all();
+}
+
+/** The key rotation an admin asked for that the server's daemon has not done yet, if any. */
+export function openKeyRotationOf(db: Queryable, serverId: string): DaemonCommand | undefined {
+  return db.select().from(daemonCommand).where(openFabric(serverId, 'key rotation')).orderBy(asc(daemonCommand.id)).get();
 }
 
 /**
- * A newer configuration replaces whatever the server has not finished: its open fabric commands
- * expire (payload cleared) and are never delivered again. One the daemon is running still
- * finishes there; its result no longer counts, and the newer command follows it.
+ * A newer configuration replaces whatever configuration the server has not finished: those
+ * commands expire (payload cleared) and are never delivered again. One the daemon is running
+ * still finishes there; its result no longer counts, and the newer command follows it. A key
+ * rotation is not a configuration: it stays.
  */
 export function supersedeFabricCommands(db: Queryable, serverId: string, now: Date): void {
   db.update(daemonCommand)
     .set({ status: 'expired', error: 'superseded: a newer fabric configuration replaced it', payload: null, finishedAt: now })
-    .where(and(eq(daemonCommand.serverId, serverId), eq(daemonCommand.kind, 'fabric'), inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES])))
+    .where(openFabric(serverId, 'configuration'))
     .run();
 }
 

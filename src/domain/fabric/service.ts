@@ -6,7 +6,8 @@
  * - the fabric view: every server of the organization, converged / pending / error / not a
  *   member with the reason, its allocations, and each peer with the endpoint it is reached at
  *   and the last handshake;
- * - readiness for the deploy: the servers where a spanning network could not run, and why.
+ * - readiness for the deploy: the servers where a spanning network could not run, and why;
+ * - a server's key rotation, an admin's request to its daemon.
  * Each change answers the commands it queued; the caller hands their servers to the hub.
  */
 import type { DaemonCommand, Organization, Server } from '../../db/schema/index.ts';
@@ -16,10 +17,12 @@ import { DomainError, validationFailed } from '../../lib/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { FabricReadiness } from '../../compose/planner/plan.ts';
 import { type Actor, authorize } from '../actor.ts';
+import { DEFAULT_COMMAND_TTL_MS } from '../commands/service.ts';
 import { findOrganization, updateOrganizationRow } from '../organizations/queries.ts';
 import { serversOfOrganization } from '../servers/queries.ts';
+import { loadServer } from '../servers/service.ts';
 import type { Queryable } from '../shared/database.ts';
-import { membersOf, organizationHasSubnets } from './queries.ts';
+import { insertFabricCommand, membersOf, openKeyRotationOf, organizationHasSubnets, ROTATE_KEY_STATE } from './queries.ts';
 import { reconcileFabric } from './reconcile.ts';
 
 export interface FabricContext {
@@ -70,6 +73,20 @@ export function updateFabricSettings(ctx: FabricContext, actor: Actor, organizat
   return { organization, commands };
 }
 
+/**
+ * Admins: the server's daemon makes a new WireGuard key pair (a key that may have leaked, or
+ * routine hygiene). A durable command, delivered now or when the daemon connects (within the
+ * commands' hour); the daemon puts the new private key on its interface and reports the public
+ * one, which reconciles its peers. Asked again while one waits, the waiting one answers.
+ */
+export function requestKeyRotation(ctx: FabricContext, actor: Actor, serverId: string): DaemonCommand {
+  const { db } = ctx;
+  loadServer(db, actor, serverId, 'write');
+  const waiting = openKeyRotationOf(db, serverId);
+  if (waiting !== undefined) return waiting;
+  return insertFabricCommand(db, serverId, { state: ROTATE_KEY_STATE }, new Date(ctx.clock.now().getTime() + DEFAULT_COMMAND_TTL_MS));
+}
+
 export type MemberState = 'converged' | 'pending' | 'error' | 'not_member';
 
 export interface FabricServerView {
@@ -79,6 +96,8 @@ export interface FabricServerView {
   reason: string | null;
   member: ReturnType<typeof membersOf>[number] | null;
   peers: { serverId: string; name: string; endpoint: string | null; lastHandshakeAt: Date | null }[];
+  /** When an admin asked for a new key its daemon has not made yet. */
+  keyRotationRequestedAt: Date | null;
 }
 
 export interface FabricView {
@@ -133,7 +152,8 @@ export function fabricView(db: Queryable, actor: Actor, organizationId: string):
                 const at = member!.handshakes[peer.serverId];
                 return { serverId: peer.serverId, name: byId.get(peer.serverId)!.name, endpoint: chooseEndpoint(self, peer), lastHandshakeAt: at === undefined ? null : new Date(at) };
               });
-      return { server, member, peers, ...stateOf(server, member, organization.isFabricEnabled) };
+      const keyRotationRequestedAt = openKeyRotationOf(db, server.id)?.createdAt ?? null;
+      return { server, member, peers, keyRotationRequestedAt, ...stateOf(server, member, organization.isFabricEnabled) };
     }),
   };
 }

@@ -27,6 +27,7 @@ import { DomainError } from '../../lib/errors.ts';
 import { AttemptLimiter, type Bucket, type RatePolicy } from '../identity/rate-limit.ts';
 import { findJoinToken, recordEnrolledServer, spendJoinToken } from '../join-tokens/service.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
+import type { Notifier } from '../notify.ts';
 import { distinctServerName } from './queries.ts';
 
 export const DAEMON_CREDENTIAL_PREFIX = 'pnd';
@@ -97,7 +98,18 @@ export function acceptJoinToken(db: Db, clock: Clock, presented: string, address
   return { token, refuse: () => limiter.fail(buckets) };
 }
 
-export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: string): Enrolled {
+export interface EnrollContext {
+  db: Db;
+  clock: Clock;
+  notify: Notifier;
+}
+
+/**
+ * What an enrollment does: spend the join token and write the server record (new, or the one
+ * the token replaces, with a new key and credential) in one transaction, then tell subscribers
+ * of the record and, for a replaced record, end the connection that holds the old credential.
+ */
+export function enrollServer({ db, clock, notify }: EnrollContext, input: EnrollInput, address: string): Enrolled {
   const { token, refuse } = acceptJoinToken(db, clock, input.token, address);
   const now = clock.now();
   const credential = newOpaqueToken(DAEMON_CREDENTIAL_PREFIX);
@@ -134,6 +146,9 @@ export function enrollServer(db: Db, clock: Clock, input: EnrollInput, address: 
     refuse();
     throw invalidJoinToken();
   }
+  // Published before the disconnect, whose own (newer) event then says the server is disconnected.
+  notify.server(enrolled.server);
+  if (enrolled.reenrolled) notify.credentialRotated(enrolled.server.id);
   return enrolled;
 }
 

@@ -23,6 +23,7 @@ import {
   serverHasReplicas,
   updateServerRow,
 } from './queries.ts';
+import { dispatchQueued, type Notifier } from '../notify.ts';
 
 export function loadServer(db: Queryable, actor: Actor, id: string, access: Access = 'read'): Server {
   return loadFor(actor, access, 'server', findServer(db, id));
@@ -55,17 +56,16 @@ export interface ServerChanges {
 export interface ServerContext {
   db: Queryable;
   clock: Clock;
+  notify: Notifier;
 }
 
-/** A change and the fabric commands it queued. */
-export interface ServerChange {
-  server: Server;
-  commands: DaemonCommand[];
-}
-
-/** Rename, relabel, set the fabric endpoint, datacenter or private address: organization admins. The row is unchanged when nothing differs. */
-export function updateServer(ctx: ServerContext, actor: Actor, id: string, changes: ServerChanges): ServerChange {
-  return ctx.db.transaction((db) => {
+/**
+ * Rename, relabel, set the fabric endpoint, datacenter or private address: organization admins. Answers the row
+ * (unchanged when nothing differs). After the commit subscribers hear of it, and the servers
+ * whose fabric configuration changed get their commands.
+ */
+export function updateServer(ctx: ServerContext, actor: Actor, id: string, changes: ServerChanges): Server {
+  const { server, commands } = ctx.db.transaction((db) => {
     const row = loadServer(db, actor, id, 'write');
     const set: ServerChanges = {};
     if (changes.name !== undefined && changes.name !== row.name) set.name = changes.name;
@@ -73,19 +73,25 @@ export function updateServer(ctx: ServerContext, actor: Actor, id: string, chang
     if (changes.fabricEndpoint !== undefined && changes.fabricEndpoint !== row.fabricEndpoint) set.fabricEndpoint = changes.fabricEndpoint;
     if (changes.datacenter !== undefined && changes.datacenter !== row.datacenter) set.datacenter = changes.datacenter;
     if (changes.privateAddress !== undefined && changes.privateAddress !== row.privateAddress) set.privateAddress = changes.privateAddress;
-    if (Object.keys(set).length === 0) return { server: row, commands: [] };
+    if (Object.keys(set).length === 0) return { server: row, commands: [] as DaemonCommand[] };
     const server = updateServerRow(db, id, set);
     const reachChanged = set.fabricEndpoint !== undefined || set.datacenter !== undefined;
     return { server, commands: reachChanged ? reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) : [] };
   });
+  ctx.notify.server(server);
+  dispatchQueued(ctx.notify, commands);
+  return server;
 }
 
 /** Stored in key order, so the console and the API list them alike. */
 const sortedLabels = (labels: Record<string, string>) => Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-/** Answers the deleted row; the fabric's other members lose it from their peers. */
-export function deleteServer(ctx: ServerContext, actor: Actor, id: string): ServerChange {
-  return ctx.db.transaction((db) => {
+/**
+ * Refused while work is pinned to or running on it. Answers the deleted row; after the commit
+ * subscribers hear of the deletion and the fabric's other members lose it from their peers.
+ */
+export function deleteServer(ctx: ServerContext, actor: Actor, id: string): Server {
+  const { server, commands } = ctx.db.transaction((db) => {
     const row = loadServer(db, actor, id, 'write');
     const dependent = firstDependent([
       ['environments pinned to it', () => isServerPinned(db, id)],
@@ -97,4 +103,7 @@ export function deleteServer(ctx: ServerContext, actor: Actor, id: string): Serv
     deleteRestricted('server', () => deleteServerRow(db, id));
     return { server: row, commands: reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) };
   });
+  ctx.notify.serverDeleted(server);
+  dispatchQueued(ctx.notify, commands);
+  return server;
 }

@@ -13,12 +13,14 @@
 import * as v from 'valibot';
 import { DomainError } from '../../lib/errors.ts';
 
-type Issue = { message?: string; path?: readonly { key?: unknown }[] };
+type Issue = { message?: string; kind?: string; received?: string; path?: readonly { key?: unknown }[] };
 
 /** 422 validation_failed for the first issue, with its path as dotted keys ('' for the root). */
 export function validationFailure(issue: Issue | undefined): DomainError {
   const keys = issue?.path?.map((item) => item.key).filter((key) => typeof key === 'string' || typeof key === 'number') ?? [];
-  return new DomainError('validation_failed', issue?.message ?? 'request does not match the schema', keys.join('.'));
+  // A missing field says so; valibot's own message would name the type it expected.
+  const missing = issue?.kind === 'schema' && issue.received === 'undefined';
+  return new DomainError('validation_failed', missing ? 'is required' : (issue?.message ?? 'request does not match the schema'), keys.join('.'));
 }
 
 interface RouteWithBody {

@@ -1,12 +1,12 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { verifyCookieValue } from '../../auth/token.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { installRequired, isInstalled } from '../../domain/identity/install.ts';
 import { resolveActor } from '../../domain/identity/resolve.ts';
 import { DomainError } from '../../lib/errors.ts';
+import { CLIENT_GUARD, requires, SESSION_COOKIE } from './security.ts';
 
-export const SESSION_COOKIE = 'panel_session';
 /** Over https the cookie takes the __Host- prefix: Secure, Path=/, no Domain, by browser rule. */
 export const sessionCookieName = (publicUrl: string) => (publicUrl.startsWith('https:') ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
 
@@ -62,11 +62,14 @@ export function assertSameOrigin(request: Request, publicUrl: string): void {
  * whatever it loads, answering 404 for other organizations.
  */
 export function clientGuard(deps: AppDeps) {
-  return new Elysia({ name: 'client-guard' }).resolve({ as: 'scoped' }, ({ request }): { actor: Actor } => {
-    if (deps.config.runtime === 'self-hosted' && !isInstalled(deps.db)) throw installRequired();
-    const actor = optionalActor(deps, request);
-    if (!actor) throw new DomainError('unauthenticated', 'sign in or send an API token');
-    if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
-    return { actor };
-  });
+  return new Elysia({ name: 'client-guard' }).resolve(
+    { as: 'scoped' },
+    requires(CLIENT_GUARD, ({ request }: { request: Request }): { actor: Actor } => {
+      if (deps.config.runtime === 'self-hosted' && !isInstalled(deps.db)) throw installRequired();
+      const actor = optionalActor(deps, request);
+      if (!actor) throw new DomainError('unauthenticated', 'sign in or send an API token');
+      if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
+      return { actor };
+    }),
+  );
 }

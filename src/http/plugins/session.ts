@@ -9,7 +9,7 @@
  * after the first week would sign out a user who is active every day.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { signCookieValue } from '../../auth/token.ts';
 import { installRequired, isInstalled } from '../../domain/identity/install.ts';
 import { assertSameOrigin, sessionCookieName } from './guard.ts';

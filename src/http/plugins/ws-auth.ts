@@ -4,7 +4,7 @@
  * origin (cross-site WebSocket hijacking). Bearer credentials are not ambient and need no check.
  * Use in a `.ws(path, { beforeHandle })` or before `server.upgrade()`.
  */
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { assertSameOrigin } from './guard.ts';

@@ -31,7 +31,7 @@
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import type { ChangeEvent, ServerEvent } from '../../daemon/hub/feed.ts';
 import { type Actor, authorize, canSee } from '../../domain/actor.ts';
 import { containersOfEnvironment, latestDeploymentsOf } from '../../domain/deployments/queries.ts';

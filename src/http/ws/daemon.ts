@@ -15,7 +15,7 @@
  */
 import type { ServerWebSocket } from 'bun';
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 import { bearerOf } from '../plugins/guard.ts';
 import { DAEMON_WS_PATH } from '../../contract/daemon-protocol.ts';
 import type { HubClaim } from '../../daemon/hub.ts';

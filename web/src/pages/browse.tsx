@@ -5,6 +5,7 @@
  * page).
  */
 import { api, type Workspace } from '../api.ts';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { CreateForm, EntitySettings, useSavedOver } from '../entity-form.tsx';
@@ -13,23 +14,6 @@ import { Link, usePageTitle } from '../router.tsx';
 import { PROJECT_TYPES, type ProjectType, structureApi } from '../structure-api.ts';
 import { TaggedProjectCards, TagPicker } from './tags.tsx';
 import { VariablesSection } from '../variables/variables-section.tsx';
-
-export interface Crumb {
-  label: string;
-  href?: string;
-}
-
-export function Breadcrumbs({ items }: { items: Crumb[] }) {
-  return (
-    <nav aria-label="Breadcrumb" class="breadcrumbs">
-      <ol>
-        {items.map((item) => (
-          <li key={item.label}>{item.href ? <Link href={item.href}>{item.label}</Link> : <span aria-current="page">{item.label}</span>}</li>
-        ))}
-      </ol>
-    </nav>
-  );
-}
 
 export function OrganizationPage({ id }: { id: string }) {
   const organization = useResource(`organization:${id}`, () => api.organizations.get(id));

@@ -15,7 +15,7 @@ import { EntitySettings, useSavedOver } from '../entity-form.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { structureApi } from '../structure-api.ts';
 import { type ScopeRef, VariablesSection } from '../variables/variables-section.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { ServiceUrls } from './hosting-live.tsx';
 import { TagPicker } from './tags.tsx';
 

@@ -2,12 +2,15 @@
  * The organization's overlay fabric (docs/FABRIC.md): whether it is on and its ranges (owners
  * change them), and every server: converged, pending or in error with the reason, its mesh
  * address and UDP port, where the others reach it (admins set an endpoint and a datacenter in a
- * form that opens with the stored values), and each peer with the last handshake. The view is
+ * form that opens with the stored values), its WireGuard key (admins rotate it, after a
+ * confirmation; the row says while the daemon has not made the new one), and each peer with the
+ * last handshake. The view is
  * read again every few seconds while the page is open, without flashing: daemons report as the
  * mesh changes, and the page says when it last heard.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
+import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { LoadFailed, Loading } from '../data.tsx';
 import { deployApi } from '../deploy-api.ts';
@@ -15,7 +18,7 @@ import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.ts
 import { type FabricServer, type FabricView, hasRole, organizationApi } from '../organization-api.ts';
 import { ReadOnlyNote, useOrganizationRole } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 
 const REFRESH_MS = 5_000;
 
@@ -88,7 +91,7 @@ export function FabricPage({ organizationId }: { organizationId: string }) {
         {fabric.error && ` The last read failed: ${fabric.error.message}`}
       </p>
       <FabricSettings view={view} canEdit={hasRole(role, 'owner')} onSaved={fabric.replace} />
-      <FabricServers view={view} canEdit={hasRole(role, 'admin')} onChanged={fabric.retry} />
+      <FabricServers view={view} canEdit={hasRole(role, 'admin')} onChanged={fabric.retry} onReplaced={fabric.replace} />
     </>
   );
 }
@@ -155,8 +158,18 @@ function since(iso: string): string {
   return new Date(iso).toLocaleString();
 }
 
-function FabricServers({ view, canEdit, onChanged }: { view: FabricView; canEdit: boolean; onChanged: () => void }) {
+interface FabricServersProps {
+  view: FabricView;
+  canEdit: boolean;
+  /** Read the view again (after a change answered with something else). */
+  onChanged: () => void;
+  /** Show the view a change answered. */
+  onReplaced: (view: FabricView) => void;
+}
+
+function FabricServers({ view, canEdit, onChanged, onReplaced }: FabricServersProps) {
   const [editing, setEditing] = useState<string | null>(null);
+  const [rotating, setRotating] = useState<FabricServer | null>(null);
   if (view.servers.length === 0) return <p class="muted">No servers yet.</p>;
   return (
     <section aria-labelledby="fabric-servers-heading">
@@ -170,6 +183,7 @@ function FabricServers({ view, canEdit, onChanged }: { view: FabricView; canEdit
               <th scope="col">Mesh address</th>
               <th scope="col">UDP port</th>
               <th scope="col">Reached at</th>
+              <th scope="col">Key</th>
               <th scope="col">Peers (last handshake)</th>
             </tr>
           </thead>
@@ -207,6 +221,9 @@ function FabricServers({ view, canEdit, onChanged }: { view: FabricView; canEdit
                   )}
                 </td>
                 <td>
+                  <ServerKey server={server} canEdit={canEdit} onRotate={() => setRotating(server)} />
+                </td>
+                <td>
                   {server.peers.length === 0 ? (
                     <span class="muted">none</span>
                   ) : (
@@ -225,8 +242,49 @@ function FabricServers({ view, canEdit, onChanged }: { view: FabricView; canEdit
           </tbody>
         </table>
       </div>
-      {!canEdit && <ReadOnlyNote action="set where a server is reached" />}
+      {!canEdit && <ReadOnlyNote action="set where a server is reached or rotate its key" />}
+      {rotating && (
+        <ConfirmDialog
+          title={`Rotate the WireGuard key of ${rotating.name}?`}
+          confirmLabel="Rotate key"
+          onConfirm={async () => onReplaced(await organizationApi.fabric.rotateKey(rotating.serverId))}
+          onClose={() => setRotating(null)}
+        >
+          <p>
+            Its daemon makes a new key pair {rotating.status === 'connected' ? 'now' : 'when it connects again (within an hour)'} and uses it at once; the other servers get the
+            new public key right after. Until they have, traffic over the fabric to and from {rotating.name} pauses, usually for seconds. The private key never leaves the
+            server.
+          </p>
+        </ConfirmDialog>
+      )}
     </section>
+  );
+}
+
+/** The start of the server's public key, and whether a new one is on its way. */
+function ServerKey({ server, canEdit, onRotate }: { server: FabricServer; canEdit: boolean; onRotate: () => void }) {
+  return (
+    <>
+      {server.publicKey ? (
+        <code title={server.publicKey} aria-label={`Public key ${server.publicKey}`}>
+          {server.publicKey.slice(0, 10)}…
+        </code>
+      ) : (
+        <span class="muted">none reported</span>
+      )}
+      {server.keyRotationRequestedAt ? (
+        <p class="field-hint" role="status">
+          New key requested at {new Date(server.keyRotationRequestedAt).toLocaleTimeString()}; waiting for its daemon{server.status === 'connected' ? '' : ' to connect'}.
+        </p>
+      ) : (
+        canEdit &&
+        server.publicKey && (
+          <button type="button" onClick={onRotate} aria-label={`Rotate the key of ${server.name}`}>
+            Rotate key
+          </button>
+        )
+      )}
+    </>
   );
 }
 

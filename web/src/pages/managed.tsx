@@ -14,7 +14,7 @@ import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.t
 import { type ClusterFields, databasesOf, ENGINES, type Engine, type ManagedCluster, managedApi, namesIn, onListField, optionalInteger } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { DatabaseUsers } from './managed-users.tsx';
 import { explainRefusal } from './principal-fields.tsx';
 

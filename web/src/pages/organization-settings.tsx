@@ -13,7 +13,7 @@ import { CheckField, Field, FormAlert, SubmitButton, useForm } from '../forms.ts
 import { announceOrganizationsChanged, hasRole, organizationApi, type OrganizationChanges, type OrganizationSettings, type Role } from '../organization-api.ts';
 import { useOrganizationRole, useSession } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { InvitationsSection, MembersSection } from './members.tsx';
 import { AcmeSettings, CertificateAuthoritySection, TlsLibrarySection } from './tls-settings.tsx';
 

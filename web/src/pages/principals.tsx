@@ -17,7 +17,7 @@ import { databasesOf, managedApi, onListField, optionalInteger, type Principal, 
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { ShownOnce } from './account-security.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { chosenDatabases, DatabaseChoice, explainRefusal, PasswordFields, passwordChange } from './principal-fields.tsx';
 
 const DEFAULT_SHELL: Shell = '/usr/sbin/nologin';

@@ -12,7 +12,7 @@ import { ServerPicker } from '../environment/server-picker.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { structureApi } from '../structure-api.ts';
 import { VariablesSection } from '../variables/variables-section.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { projectAncestors } from './environment.tsx';
 import { TagPicker } from './tags.tsx';
 

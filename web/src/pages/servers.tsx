@@ -19,7 +19,7 @@ import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.t
 import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { LabelChips, LabelsForm } from './server-labels.tsx';
 import { TagPicker, useTagFilter } from './tags.tsx';
 import { ThisMachineCard } from './this-machine.tsx';

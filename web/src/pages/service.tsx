@@ -20,7 +20,7 @@ import { namesIn, optionalInteger } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
 import { deployApi } from '../deploy-api.ts';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { TagPicker } from './tags.tsx';
 import { ServiceVariables } from '../variables/service-variables.tsx';
 import { RunsAsSection } from './service-tenancy.tsx';

@@ -13,7 +13,7 @@ import { isUnchanged } from '../changes.ts';
 import { Field, type FieldBinding, FormAlert, SubmitButton, useForm } from '../forms.tsx';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
-import { Breadcrumbs } from './browse.tsx';
+import { Breadcrumbs } from '../breadcrumbs.tsx';
 
 const TAG_FIELDS = ['name', 'color', 'description'] as const;
 

@@ -171,6 +171,30 @@ describe('fabric commands', () => {
     expect((await agent.status()).error?.code).toBe('wireguard_unavailable');
   });
 
+  test('rotate-key: a new pair on disk (0600) and on the interface, the configuration kept, the new public key reported and kept across a restart', async () => {
+    const { agent, host, dir, sent } = await setup();
+    await agent.execute(fabricCommand({ state: 'up', config: CONFIG, hash: HASH }));
+    const oldKey = agent.publicKey;
+    const outcome = await agent.execute(fabricCommand({ state: 'rotate-key' }));
+    expect(agent.publicKey).not.toBe(oldKey);
+    expect(outcome.result).toEqual({ ok: true, data: { publicKey: agent.publicKey } });
+    expect(host.publicKey).toBe(agent.publicKey);
+    const keyFile = join(dir, 'fabric', 'private.key');
+    expect(publicKeyOf((await readFile(keyFile, 'utf8')).trim())).toBe(agent.publicKey);
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    await Bun.sleep(0);
+    expect(sent.at(-1)).toMatchObject({ publicKey: agent.publicKey, appliedHash: HASH });
+    expect((await setup(dir)).agent.publicKey).toBe(agent.publicKey);
+  });
+
+  test('rotate-key without a configuration: only the key changes, nothing on the host', async () => {
+    const { agent, host } = await setup();
+    const oldKey = agent.publicKey;
+    expect((await agent.execute(fabricCommand({ state: 'rotate-key' }))).result).toMatchObject({ ok: true });
+    expect(agent.publicKey).not.toBe(oldKey);
+    expect(host.calls.filter((call) => !call.includes('show'))).toEqual([]);
+  });
+
   test('down: the jumps, both chains and the interface go; nothing is restored afterwards', async () => {
     const { agent, host, dir } = await setup();
     await agent.execute(fabricCommand({ state: 'up', config: CONFIG, hash: HASH }));

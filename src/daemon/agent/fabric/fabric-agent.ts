@@ -8,7 +8,9 @@
  *   networks/<p>.json   the spanning networks of project <p>, as its last deploy gave them
  *   wg.conf             the `wg syncconf` file made from both (0600: it holds the private key)
  *
- * `fabric` commands apply a member configuration (`up`) or remove everything (`down`); deploys
+ * `fabric` commands apply a member configuration (`up`), remove everything (`down`) or replace
+ * the key pair (`rotate-key`: the new private key goes on the interface at once; the peers learn
+ * the new public key from the control plane once this daemon reports it); deploys
  * attach their spanning networks before `up`, stops and destroys detach them. Every change is
  * applied whole (rules.ts, host-network.ts), one at a time. After connecting, after every
  * change and every minute, the daemon reports its key, addresses, the hash of what is in place
@@ -24,7 +26,7 @@ import type { CommandFrame } from '../../../contract/daemon-protocol.ts';
 import type { CommandOutcome } from '../compose-runner.ts';
 import { writePrivateFile } from '../identity.ts';
 import { type HostNetwork, HostNetworkError } from './host-network.ts';
-import { loadOrCreateWireguardKeys, type WireguardKeys } from './keys.ts';
+import { createWireguardKeys, loadOrCreateWireguardKeys, type WireguardKeys } from './keys.ts';
 import { iptablesRules, type ProjectNetworks, wireguardConfig } from './rules.ts';
 
 export const STATUS_INTERVAL_MS = 60_000;
@@ -58,7 +60,7 @@ export class FabricAgent {
 
   private constructor(
     private readonly options: FabricAgentOptions,
-    private readonly keys: WireguardKeys,
+    private keys: WireguardKeys,
   ) {
     this.dir = join(options.stateDir, 'fabric');
     this.now = options.now ?? Date.now;
@@ -148,11 +150,17 @@ export class FabricAgent {
     };
   }
 
-  /** A `fabric` command: `up` applies the configuration, `down` removes everything. */
+  /** A `fabric` command: `up` applies the configuration, `down` removes everything, `rotate-key` replaces the key pair. */
   async execute(command: FabricCommand): Promise<CommandOutcome> {
     const payload = v.parse(FabricCommandPayload, command.payload);
     const outcome = await this.serial(async (): Promise<CommandOutcome['result']> => {
       try {
+        if (payload.state === 'rotate-key') {
+          this.keys = await createWireguardKeys(this.dir);
+          this.options.logger.info('fabric key rotated', { publicKey: this.keys.publicKey });
+          if (this.applied !== null) await this.apply(this.applied);
+          return { ok: true, data: { publicKey: this.keys.publicKey } };
+        }
         if (payload.state === 'down') {
           await this.options.host.remove();
           await rm(join(this.dir, 'applied.json'), { force: true });

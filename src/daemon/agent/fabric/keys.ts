@@ -2,7 +2,8 @@
  * The daemon's WireGuard key pair: made on the server the first time the daemon runs, kept in
  * <stateDir>/fabric/private.key (0600, the base64 line `wg` reads), never sent anywhere. Only
  * the public key is reported to the control plane. WireGuard keys are Curve25519, the same
- * curve as node:crypto's X25519, so no `wg genkey` is needed to make one.
+ * curve as node:crypto's X25519, so no `wg genkey` is needed to make one. A `rotate-key`
+ * command (or a start without the file) makes a new pair.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -36,15 +37,21 @@ function generate(): { privateKey: string; publicKey: string } {
   return { privateKey: fromBase64Url(privateKey.export({ format: 'jwk' }).d!), publicKey: fromBase64Url(publicKey.export({ format: 'jwk' }).x!) };
 }
 
-/** The key pair in `dir`, made (and written 0600) when there is none or the file is unreadable. */
+/** A new key pair in `dir`, written 0600 over the old one (atomically: a crash leaves one or the other). */
+export async function createWireguardKeys(dir: string): Promise<WireguardKeys> {
+  const keys = generate();
+  const privateKeyFile = join(dir, PRIVATE_KEY_FILE);
+  await writePrivateFile(privateKeyFile, `${keys.privateKey}\n`);
+  return { privateKeyFile, ...keys };
+}
+
+/** The key pair in `dir`, made when there is none or the file is unreadable. */
 export async function loadOrCreateWireguardKeys(dir: string): Promise<WireguardKeys> {
   const privateKeyFile = join(dir, PRIVATE_KEY_FILE);
   try {
     const privateKey = (await readFile(privateKeyFile, 'utf8')).trim();
     return { privateKeyFile, privateKey, publicKey: publicKeyOf(privateKey) };
   } catch {
-    const keys = generate();
-    await writePrivateFile(privateKeyFile, `${keys.privateKey}\n`);
-    return { privateKeyFile, ...keys };
+    return createWireguardKeys(dir);
   }
 }

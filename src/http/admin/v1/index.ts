@@ -4,7 +4,7 @@
  * (host access on the local server) are mounted here.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
 import { adminLocalServerRoutes } from './local-server.ts';
 import { adminOrganizationRoutes } from './organizations.ts';

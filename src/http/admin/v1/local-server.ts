@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { allowNewLocalDaemonKey } from '../../../domain/servers/local-key.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
 import { iso } from '../../present.ts';

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { IdParams, listEnvelope } from '../../../contract/common.ts';
 import { LocalHostAccessUpdate, Organization, OrganizationListQuery } from '../../../contract/organizations.ts';
 import { listOrganizationsAsSuperadmin, setLocalHostAccess } from '../../../domain/organizations/service.ts';

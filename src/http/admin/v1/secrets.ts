@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { reencryptAll } from '../../../domain/secrets/reencrypt.ts';
 import { adminGuard } from '../../plugins/admin-guard.ts';
 import { errorResponses } from '../../schemas.ts';

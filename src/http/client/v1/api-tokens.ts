@@ -3,12 +3,12 @@
  * creator's: create (shown once; a session signed in within 15 minutes only), list (yours;
  * owners: everyone's), revoke.
  */
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { ApiToken, ApiTokenCreate, ApiTokenListQuery, CreatedApiToken } from '../../../contract/tokens.ts';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../../domain/api-tokens/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
-import { RECENT_SIGN_IN_DOC } from './auth-schemas.ts';
+import { RECENT_SIGN_IN_DOC, RECENT_SIGN_IN_ERRORS } from './auth-schemas.ts';
 
 export const apiTokenRoutes = (deps: AppDeps) =>
   resourceRoutes({
@@ -23,7 +23,7 @@ export const apiTokenRoutes = (deps: AppDeps) =>
       },
       answer: CreatedApiToken,
       role: 'member',
-      errors: ['session_required', 'reauthentication_required'],
+      errors: [...RECENT_SIGN_IN_ERRORS],
       summary: 'Create an API token; the token is shown once',
       description: RECENT_SIGN_IN_DOC,
     },

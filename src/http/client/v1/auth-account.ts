@@ -13,7 +13,7 @@
  *   DELETE /auth/sessions/:id     revoke one of them
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { accountSummary, changePassword, requireRecentSignIn, requireSessionActor } from '../../../domain/identity/account.ts';
 import { confirmTotp, disableTotp, enrolTotp, regenerateRecoveryCodes } from '../../../domain/identity/second-factor.ts';
 import { listSessions, revokeOwnSession } from '../../../domain/identity/sessions.ts';
@@ -26,7 +26,7 @@ import { clearSessionCookie, setSessionCookie } from '../../plugins/session.ts';
 import { iso, isoOrNull } from '../../present.ts';
 import { IdParams } from '../../../contract/common.ts';
 import { errorResponses } from '../../schemas.ts';
-import { presentUser, RECENT_SIGN_IN_DOC } from './auth-schemas.ts';
+import { presentUser, RECENT_SIGN_IN_DOC, RECENT_SIGN_IN_ERRORS } from './auth-schemas.ts';
 import { listEnvelope, NoContent } from '../../../contract/common.ts';
 import { AccountSession, CodeRequest, PasswordChange, RecoveryCodes, SessionSummary, TotpEnrolment } from '../../../contract/identity.ts';
 
@@ -56,7 +56,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         body: PasswordChange,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'wrong_password', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'wrong_password', 'validation_failed', 'rate_limited', 'install_required') },
         detail: {
           summary: 'Change the password; every session is revoked and a fresh one issued; API tokens too when asked',
           description: `With a password already set, currentPassword proves the caller. Setting a first one (no currentPassword): ${RECENT_SIGN_IN_DOC}`,
@@ -74,7 +74,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         return enrolTotp(deps, me.id, me.email);
       },
       {
-        response: { 201: TotpEnrolment, ...errorResponses('unauthenticated', 'forbidden', 'totp_already_enabled', 'install_required') },
+        response: { 201: TotpEnrolment, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'totp_already_enabled', 'install_required') },
         detail: { summary: 'Start TOTP enrolment: the secret and otpauth URI, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -86,7 +86,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         body: CodeRequest,
-        response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_pending', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'totp_not_pending', 'wrong_code', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Confirm TOTP with a first code; answers ten recovery codes, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -103,7 +103,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         body: CodeRequest,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_enabled', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'totp_not_enabled', 'wrong_code', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Disable TOTP with a TOTP or recovery code; every session is revoked and a fresh one issued' },
       },
     )
@@ -115,7 +115,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         body: CodeRequest,
-        response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'totp_not_enabled', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'totp_not_enabled', 'wrong_code', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Replace the recovery codes (proven with a TOTP code); the new ones are shown once' },
       },
     )
@@ -138,7 +138,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
         };
       },
       {
-        response: { 200: listEnvelope(AccountSession), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
+        response: { 200: listEnvelope(AccountSession), ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'install_required') },
         detail: { summary: "The signed-in user's live sessions" },
       },
     )
@@ -152,7 +152,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'Revoke one of your sessions' },
       },
     );

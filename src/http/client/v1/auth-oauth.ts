@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { configuredProviders } from '../../../auth/oauth/index.ts';
 import { OAuthProviders } from '../../../contract/identity.ts';
 import { installRequired, isInstalled } from '../../../domain/identity/install.ts';

@@ -15,7 +15,7 @@
  *   POST   /auth/passkeys/sign-in/verify     {challenge, response, twoFactorChallenge?} -> signed in (Set-Cookie)
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { type AuthenticationResponseJSON, type RegistrationResponseJSON, relyingPartyOf } from '../../../auth/passkey.ts';
 import type { Passkey } from '../../../db/schema/index.ts';
 import {
@@ -34,7 +34,7 @@ import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../pl
 import { iso, isoOrNull } from '../../present.ts';
 import { IdParams, listEnvelope, NoContent } from '../../../contract/common.ts';
 import { errorResponses } from '../../schemas.ts';
-import { presentUser, RECENT_SIGN_IN_DOC } from './auth-schemas.ts';
+import { presentUser, RECENT_SIGN_IN_DOC, RECENT_SIGN_IN_ERRORS } from './auth-schemas.ts';
 import { Ceremony, Passkey as PasskeyResponse, PasskeyRegistration, PasskeyRename, PasskeySignIn, PasskeySignInStart, SignedIn } from '../../../contract/identity.ts';
 
 /** Public material only, and not even that: the credential id and key never leave. */
@@ -67,7 +67,7 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       async ({ body }) => presentCeremony(await beginPasskeySignIn(ctx, { ...(body?.twoFactorChallenge ? { twoFactorChallenge: body.twoFactorChallenge } : {}) })),
       {
         body: PasskeySignInStart,
-        response: { 200: Ceremony, ...errorResponses('unauthenticated', 'no_passkey', 'validation_failed', 'install_required') },
+        response: { 200: Ceremony, ...errorResponses('unauthenticated', 'invalid_challenge', 'no_passkey', 'validation_failed', 'install_required') },
         detail: {
           summary: 'Start a passkey sign-in: without a body, a discoverable passkey signs in alone; with twoFactorChallenge (pn2fa), a passkey completes that pending sign-in',
         },
@@ -91,7 +91,7 @@ const passkeySignInRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       },
       {
         body: PasskeySignIn,
-        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'invalid_challenge', 'passkey_invalid', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Finish a passkey sign-in: verifies the assertion, checks the signature counter, and signs in (Set-Cookie)' },
       },
     );
@@ -100,11 +100,11 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
   new Elysia({ prefix: '/auth/passkeys', detail: { tags: ['auth'] } })
     .use(clientGuard(deps))
     .get('/', ({ actor }) => ({ data: listPasskeys(deps.db, actor).map(presentPasskey), nextCursor: null }), {
-      response: { 200: listEnvelope(PasskeyResponse), ...errorResponses('unauthenticated', 'forbidden', 'install_required') },
+      response: { 200: listEnvelope(PasskeyResponse), ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'install_required') },
       detail: { summary: "The signed-in user's passkeys" },
     })
     .post('/register/options', async ({ actor }) => presentCeremony(await beginPasskeyRegistration(ctx, actor)), {
-      response: { 200: Ceremony, ...errorResponses('unauthenticated', 'forbidden', 'passkey_limit_reached', 'install_required') },
+      response: { 200: Ceremony, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'passkey_limit_reached', 'install_required') },
       detail: { summary: 'Start registering a passkey: creation options and a pnwebauthn envelope', description: RECENT_SIGN_IN_DOC },
     })
     .post(
@@ -125,14 +125,17 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       },
       {
         body: PasskeyRegistration,
-        response: { 201: PasskeyResponse, ...errorResponses('unauthenticated', 'forbidden', 'passkey_already_registered', 'passkey_limit_reached', 'validation_failed', 'rate_limited', 'install_required') },
+        response: {
+          201: PasskeyResponse,
+          ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'passkey_already_registered', 'passkey_limit_reached', 'invalid_registration_challenge', 'registration_not_verified', 'validation_failed', 'rate_limited', 'install_required'),
+        },
         detail: { summary: 'Finish registering a passkey: verifies the attestation and stores the public key', description: RECENT_SIGN_IN_DOC },
       },
     )
     .patch('/:id', ({ actor, body, params }) => presentPasskey(renamePasskey(deps.db, actor, params.id, body.name)), {
       params: IdParams,
       body: PasskeyRename,
-      response: { 200: PasskeyResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
+      response: { 200: PasskeyResponse, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'not_found', 'validation_failed', 'install_required') },
       detail: { summary: 'Rename one of your passkeys' },
     })
     .delete(
@@ -143,7 +146,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       },
       {
         params: IdParams,
-        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'install_required') },
+        response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'not_found', 'validation_failed', 'install_required') },
         detail: { summary: 'Delete one of your passkeys', description: RECENT_SIGN_IN_DOC },
       },
     );

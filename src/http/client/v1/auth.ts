@@ -9,7 +9,7 @@
  *   POST /auth/sign-up            development runtime with PANEL_IS_SIGNUP_ENABLED only
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { signUp } from '../../../domain/identity/account.ts';
 import { resolveActor } from '../../../domain/identity/resolve.ts';
 import { revokeSession } from '../../../domain/identity/sessions.ts';
@@ -64,7 +64,7 @@ export const authRoutes = (deps: AppDeps) => {
       },
       {
         body: SignInRequest,
-        response: { 200: SignInAnswer, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 200: SignInAnswer, ...errorResponses('unauthenticated', 'invalid_credentials', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Sign in with e-mail and password; answers a pn2fa challenge when a second factor is enabled' },
       },
     )
@@ -76,7 +76,7 @@ export const authRoutes = (deps: AppDeps) => {
       },
       {
         body: SecondStepRequest,
-        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'invalid_challenge', 'invalid_code', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a TOTP code' },
       },
     )
@@ -88,7 +88,7 @@ export const authRoutes = (deps: AppDeps) => {
       },
       {
         body: SecondStepRequest,
-        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
+        response: { 200: SignedIn, ...errorResponses('unauthenticated', 'invalid_challenge', 'invalid_code', 'forbidden', 'validation_failed', 'rate_limited', 'install_required') },
         detail: { summary: 'Complete a pending sign-in with a single-use recovery code' },
       },
     )

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Binding, BindingCreate, BindingListQuery, BindingUpdate } from '../../../contract/principals.ts';
 import type { Binding as BindingRow } from '../../../db/schema/index.ts';
 import { createBinding, deleteBinding, getBinding, listBindings, updateBinding } from '../../../domain/bindings/service.ts';

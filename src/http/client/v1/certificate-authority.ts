@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import type { CertificateAuthority } from '../../../db/schema/index.ts';
 import { readOrganizationAuthority } from '../../../domain/certificate-authority/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

@@ -3,7 +3,7 @@
  * `tlsId`. The private key is write-only (answered as null); the chain, its names, issuer and
  * validity are shown. Refusals of a chain or key are 422 on `certificate` or `privateKey`.
  */
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Certificate, CertificateCreate, CertificateListQuery, CertificateUpdate } from '../../../contract/certificates.ts';
 import { describeCertificate, readCertificateChain } from '../../../crypto/certificates.ts';
 import type { Tls } from '../../../db/schema/index.ts';

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import {
   readEnvironmentCompose,
   readProjectCompose,

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Container, ContainerCreate, ContainerListQuery, ContainerUpdate } from '../../../contract/containers.ts';
 import { createContainer, deleteContainer, listContainers, loadContainer, updateContainer } from '../../../domain/containers/service.ts';
 import { isRemovedContainer } from '../../../domain/reports/apply.ts';

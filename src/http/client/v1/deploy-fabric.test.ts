@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { parseComposeText } from '../../../compose/document.ts';
 import type { JsonObject } from '../../../compose/values.ts';
 import { daemonCommand, deployment, environment, fabricSubnet } from '../../../db/schema/index.ts';
-import { assertComposeAccepts } from '../../../domain/deploy/testing.ts';
+import { assertComposeAccepts } from '../../../../test/compose-checks.ts';
 import { clientAs } from '../../../../test/client.ts';
 import { enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../../test/harness.ts';

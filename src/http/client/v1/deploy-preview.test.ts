@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { sealSecret } from '../../../crypto/index.ts';
 import { environment, project, service, variable } from '../../../db/schema/index.ts';
-import { assertComposeAccepts, type CompiledDocument, composeLookup } from '../../../domain/deploy/testing.ts';
+import { assertComposeAccepts, type CompiledDocument, composeLookup } from '../../../../test/compose-checks.ts';
 import { variableValueOwner } from '../../../domain/variables/secrets.ts';
 import { newId } from '../../../lib/ids.ts';
 import { clientAs } from '../../../../test/client.ts';

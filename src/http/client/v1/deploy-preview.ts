@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import type { ResolvedVariable } from '../../../compose/variables.ts';
 import { type PreparedDeploy, prepareDeploy } from '../../../domain/deploy/plan.ts';
 import { clientGuard } from '../../plugins/guard.ts';

@@ -14,53 +14,55 @@
  * transaction. Platform projects (the servers' ingress) are deployed by Panel alone: 403.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
-import type { Actor } from '../../../domain/actor.ts';
-import { planDeploy } from '../../../domain/deploy/plan.ts';
-import { commitDeploy, enqueueTeardown } from '../../../domain/deployments/service.ts';
-import { routingServersOfEnvironment } from '../../../domain/ingress/queries.ts';
-import { DomainError } from '../../../lib/errors.ts';
-import { clientGuard } from '../../plugins/guard.ts';
 import { IdParams } from '../../../contract/common.ts';
-import { errorResponses } from '../../schemas.ts';
-import { Deployed, Deployment as DeploymentResponse, DeployRequest, TeardownRequest } from '../../../contract/deployments.ts';
-import { presentDeployment } from './deployments.ts';
+import { Deployed, Deployment, DeployRequest, TeardownRequest } from '../../../contract/deployments.ts';
 import { PLACEMENT_REFUSAL_CODES } from '../../../contract/errors.ts';
-import { announce, writeWithIngress } from './ingress-refresh.ts';
+import type { AppDeps } from '../../../deps.ts';
+import type { Actor } from '../../../domain/actor.ts';
+import { type DeployContext, deployEnvironment, teardownEnvironment } from '../../../domain/deploy/deploy.ts';
+import { clientGuard } from '../../plugins/guard.ts';
+import { errorResponses } from '../../schemas.ts';
+import { presentDeployment } from './deployments.ts';
+
+const TEARDOWN_ERRORS = ['unauthenticated', 'install_required', 'forbidden', 'not_found', 'not_deployed', 'validation_failed'] as const;
 
 export const deployRoutes = (deps: AppDeps) => {
+  const ctx: DeployContext = { ...deps, notify: deps.hub.notifier };
   /** Stop and destroy differ only in the command kind they enqueue. */
   const teardown =
     (kind: 'stop' | 'destroy') =>
     ({ actor, params, set }: { actor: Actor; params: { id: string }; set: { status?: number | string } }) => {
-      const enqueued = writeWithIngress(deps, (tx) => ({
-        result: enqueueTeardown({ ...deps, db: tx }, actor, params.id, kind),
-        servers: routingServersOfEnvironment(tx, params.id),
-      }));
-      announce(deps, enqueued);
       set.status = 202;
-      return presentDeployment(enqueued.deployment);
+      return presentDeployment(teardownEnvironment(ctx, actor, params.id, kind));
     };
   return new Elysia({ prefix: '/environments', detail: { tags: ['environments'] } })
     .use(clientGuard(deps))
     .post(
       '/:id/deploy',
       ({ actor, params, body, set }) => {
-        if (body?.ref !== undefined) throw new DomainError('source_ref_unsupported', 'deploying a source ref is not supported', 'ref');
-        const plan = planDeploy(deps, actor, params.id, 'write');
-        const enqueued = writeWithIngress(deps, (tx) => {
-          const before = routingServersOfEnvironment(tx, params.id);
-          const result = commitDeploy({ ...deps, db: tx }, plan);
-          return { result, servers: [...before, ...routingServersOfEnvironment(tx, params.id)] };
-        });
-        announce(deps, enqueued);
+        const { deployment, warnings } = deployEnvironment(ctx, actor, params.id, body);
         set.status = 202;
-        return { ...presentDeployment(enqueued.deployment), warnings: [...plan.warnings] };
+        return { ...presentDeployment(deployment), warnings: [...warnings] };
       },
       {
         params: IdParams,
         body: DeployRequest,
-        response: { 202: Deployed, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'server_placement_required', 'server_key_missing', 'secret_unreadable', 'compose_invalid', 'validation_failed', 'source_ref_unsupported', ...PLACEMENT_REFUSAL_CODES) },
+        response: {
+          202: Deployed,
+          ...errorResponses(
+            'unauthenticated',
+            'install_required',
+            'forbidden',
+            'not_found',
+            'server_placement_required',
+            'server_key_missing',
+            'secret_unreadable',
+            'compose_invalid',
+            'validation_failed',
+            'source_ref_unsupported',
+            ...PLACEMENT_REFUSAL_CODES,
+          ),
+        },
         detail: {
           summary: 'Deploy the environment: plan, compile one document per server, pre-allocate containers and queue a command for each server',
           description:
@@ -75,13 +77,13 @@ export const deployRoutes = (deps: AppDeps) => {
     .post('/:id/stop', teardown('stop'), {
       params: IdParams,
       body: TeardownRequest,
-      response: { 202: DeploymentResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
-      detail: { summary: "Stop the environment's containers on the server it was last deployed to (volumes kept)" },
+      response: { 202: Deployment, ...errorResponses(...TEARDOWN_ERRORS) },
+      detail: { summary: "Stop the environment's containers on every server it runs on (volumes kept)" },
     })
     .post('/:id/destroy', teardown('destroy'), {
       params: IdParams,
       body: TeardownRequest,
-      response: { 202: DeploymentResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'not_deployed', 'validation_failed') },
-      detail: { summary: "Destroy the environment's containers and volumes on the server it was last deployed to" },
+      response: { 202: Deployment, ...errorResponses(...TEARDOWN_ERRORS) },
+      detail: { summary: "Destroy the environment's containers and volumes on every server it runs on" },
     });
 };

@@ -4,7 +4,7 @@
  *   GET /deployments/:id
  * The presenter here is also what /ws/client/v1 subscribers receive.
  */
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Deployment, DeploymentListQuery } from '../../../contract/deployments.ts';
 import { listDeployments, loadDeployment } from '../../../domain/deployments/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

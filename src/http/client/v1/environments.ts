@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Environment, EnvironmentCreate, EnvironmentListQuery, EnvironmentUpdate } from '../../../contract/environments.ts';
 import { createEnvironment, deleteEnvironment, listEnvironments, loadEnvironment, updateEnvironment } from '../../../domain/environments/service.ts';
 import { routingServersOfEnvironment } from '../../../domain/ingress/queries.ts';

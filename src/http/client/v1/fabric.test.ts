@@ -182,6 +182,49 @@ describe('reconvergence', () => {
     expect(after.servers.find((server: { name: string }) => server.name === 'h2')).toMatchObject({ publicKey: h2.publicKey, meshAddress: config.address.split('/')[0], listenPort: config.listenPort });
   });
 
+  test('an admin asks for a new key: its daemon gets the command (kept when a configuration supersedes the others), once; reporting the new key reconverges the peers', async () => {
+    const { t, tenants, admin, daemons, view, enable } = await setup();
+    await enable();
+    for (const daemon of daemons) daemon.apply();
+    const [h1, h2, h3] = daemons as [Daemon, Daemon, Daemon];
+    const member = clientAs(t, tenants.member);
+    expect((await member('POST', `/servers/${h2.id}/fabric/rotate-key`)).status).toBe(403);
+    const asked = await admin('POST', `/servers/${h2.id}/fabric/rotate-key`);
+    expect(asked.status).toBe(202);
+    const requestedAt = asked.json.servers.find((server: { name: string }) => server.name === 'h2').keyRotationRequestedAt;
+    expect(requestedAt).toBeString();
+    expect(h2.commands().at(-1)!.payload).toEqual({ state: 'rotate-key' });
+    // Asked again while it waits: the same request. A new configuration for h2 leaves it open.
+    expect((await admin('POST', `/servers/${h2.id}/fabric/rotate-key`)).json.servers.find((server: { name: string }) => server.name === 'h2').keyRotationRequestedAt).toBe(requestedAt);
+    expect((await admin('PATCH', `/servers/${h1.id}`, { fabricEndpoint: '192.0.2.1' })).status).toBe(200);
+    const open = t.db.select().from(daemonCommand).where(and(eq(daemonCommand.kind, 'fabric'), eq(daemonCommand.serverId, h2.id), eq(daemonCommand.status, 'delivered'))).all();
+    expect(open.map((row) => (row.payload as { state: string }).state).sort()).toEqual(['rotate-key', 'up']);
+
+    // The daemon rotates: it answers the command and reports its new key with its configuration in place.
+    const rotation = h2.commands().find((command) => (command.payload as { state: string }).state === 'rotate-key')!;
+    const oldKey = h2.publicKey;
+    h2.publicKey = wireguardKey();
+    h2.send({ type: 'ack', id: rotation.id });
+    h2.send({ type: 'result', id: rotation.id, ok: true, data: { publicKey: h2.publicKey } });
+    h2.apply();
+    for (const peer of [h1, h3]) {
+      const keys = configOf(peer.commands().at(-1)!.payload).peers.map((entry) => entry.publicKey);
+      expect(keys).toContain(h2.publicKey);
+      expect(keys).not.toContain(oldKey);
+      peer.apply();
+    }
+    const after = await view();
+    expect(stateOf(after)).toEqual({ h1: 'converged', h2: 'converged', h3: 'converged' });
+    expect(after.servers.find((server: { name: string }) => server.name === 'h2')).toMatchObject({ publicKey: h2.publicKey, keyRotationRequestedAt: null });
+  });
+
+  test("another organization's server is 404 and gets nothing", async () => {
+    const { t, tenants, daemons } = await setup();
+    const stranger = clientAs(t, tenants.stranger);
+    expect((await stranger('POST', `/servers/${daemons[0]!.id}/fabric/rotate-key`)).status).toBe(404);
+    expect(daemons[0]!.commands()).toEqual([]);
+  });
+
   test('an endpoint set by an admin changes the others’ configurations only; an unchanged one sends nothing', async () => {
     const { admin, daemons, enable } = await setup();
     await enable();

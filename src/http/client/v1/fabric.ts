@@ -4,17 +4,20 @@
  *                                      not a member with the reason, allocations, peers with the
  *                                      endpoint used and the last handshake (any member)
  *   PATCH /organizations/:id/fabric   {enabled?, meshRange?, containerRange?} (owners)
+ *   POST  /servers/:id/fabric/rotate-key   202, the fabric view: the server's daemon makes a new
+ *                                      WireGuard key pair (admins)
  * Turning it on or off, like a server's endpoint or datacenter (PATCH /servers/:id), queues
  * fabric commands for the servers whose configuration changes; the hub delivers them.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { IdParams } from '../../../contract/common.ts';
 import { FabricSettingsUpdate, FabricView } from '../../../contract/fabric.ts';
-import { type FabricView as FabricViewModel, fabricView, updateFabricSettings } from '../../../domain/fabric/service.ts';
+import { type FabricView as FabricViewModel, fabricView, requestKeyRotation, updateFabricSettings } from '../../../domain/fabric/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull } from '../../present.ts';
 import { errorResponses } from '../../schemas.ts';
+import { loadServer } from '../../../domain/servers/service.ts';
 import { dispatchCommands } from './servers.ts';
 
 const present = (view: FabricViewModel): FabricView => ({
@@ -22,7 +25,7 @@ const present = (view: FabricViewModel): FabricView => ({
   enabled: view.organization.isFabricEnabled,
   meshRange: view.organization.fabricMeshRange,
   containerRange: view.organization.fabricContainerRange,
-  servers: view.servers.map(({ server, member, state, reason, peers }) => ({
+  servers: view.servers.map(({ server, member, state, reason, peers, keyRotationRequestedAt }) => ({
     serverId: server.id,
     name: server.name,
     status: server.status,
@@ -35,11 +38,34 @@ const present = (view: FabricViewModel): FabricView => ({
     endpoint: server.fabricEndpoint,
     datacenter: server.datacenter,
     reportedAt: isoOrNull(member?.reportedAt),
+    keyRotationRequestedAt: isoOrNull(keyRotationRequestedAt),
     peers: peers.map((peer) => ({ serverId: peer.serverId, name: peer.name, endpoint: peer.endpoint, lastHandshakeAt: isoOrNull(peer.lastHandshakeAt) })),
   })),
 });
 
-export const fabricRoutes = (deps: AppDeps) =>
+/** A server's key rotation: a command to its daemon; the peers follow its report of the new key. */
+const keyRotationRoute = (deps: AppDeps) =>
+  new Elysia({ prefix: '/servers', detail: { tags: ['fabric'] } }).use(clientGuard(deps)).post(
+    '/:id/fabric/rotate-key',
+    ({ actor, params, set }) => {
+      const command = deps.db.transaction((tx) => requestKeyRotation({ db: tx, clock: deps.clock }, actor, params.id));
+      dispatchCommands(deps, [command]);
+      set.status = 202;
+      return present(fabricView(deps.db, actor, loadServer(deps.db, actor, params.id).organizationId));
+    },
+    {
+      params: IdParams,
+      response: { 202: FabricView, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+      detail: {
+        summary: "Rotate a server's WireGuard key (admins)",
+        description:
+          "The server's daemon makes a new key pair, now or when it next connects (within an hour), and puts the new private key on its interface; its report of the new public key sends every peer a configuration with it in place of the old one. " +
+          "Until then the server's `keyRotationRequestedAt` in the fabric view is set; asking again while one waits changes nothing. The private key never leaves the server.",
+      },
+    },
+  );
+
+const organizationFabricRoutes = (deps: AppDeps) =>
   new Elysia({ prefix: '/organizations', detail: { tags: ['fabric'] } })
     .use(clientGuard(deps))
     .get('/:id/fabric', ({ actor, params }) => present(fabricView(deps.db, actor, params.id)), {
@@ -67,3 +93,5 @@ export const fabricRoutes = (deps: AppDeps) =>
         },
       },
     );
+
+export const fabricRoutes = (deps: AppDeps) => new Elysia({ name: 'fabric' }).use(organizationFabricRoutes(deps)).use(keyRotationRoute(deps));

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Hosting, HostingCreate, HostingListQuery, HostingUpdate } from '../../../contract/hostings.ts';
 import { createHosting, deleteHosting, listHostings, loadHosting, updateHosting } from '../../../domain/hostings/service.ts';
 import type { Hosting as HostingRow } from '../../../db/schema/index.ts';

@@ -1,5 +1,5 @@
 import { type AnyElysia, Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { apiTokenRoutes } from './api-tokens.ts';
 import { authAccountRoutes } from './auth-account.ts';
 import { authOAuthRoutes } from './auth-oauth.ts';

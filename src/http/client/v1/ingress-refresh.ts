@@ -4,17 +4,14 @@
  * whose ingress cannot be prepared (a key that no longer opens) changes nothing; then the new
  * commands are handed to the hub.
  */
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import type { Enqueued } from '../../../domain/deployments/service.ts';
 import { refreshIngress } from '../../../domain/ingress/service.ts';
+import { announceEnqueued } from '../../../domain/notify.ts';
 import type { Queryable } from '../../../domain/shared/database.ts';
 
 /** Hands new commands to the hub and tells subscribers about the new rows. */
-export function announce(deps: AppDeps, enqueued: Enqueued): void {
-  deps.hub.feed.deployment(enqueued.deployment);
-  deps.hub.feed.containers(enqueued.deployment.environmentId, enqueued.containers);
-  for (const serverId of new Set(enqueued.commands.map((command) => command.serverId))) deps.hub.dispatch(serverId);
-}
+export const announce = (deps: AppDeps, enqueued: Enqueued): void => announceEnqueued(deps.hub.notifier, enqueued);
 
 /** What a write did and which servers' ingress it concerns. */
 export interface IngressWrite<T> {

@@ -6,12 +6,13 @@
  *   POST   /invitations/accept {token, password?}       signed in as the invited e-mail, or create that account
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { CreatedInvitation, Invitation, InvitationAccept, InvitationAccepted, InvitationCreate, InvitationListQuery } from '../../../contract/members.ts';
 import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from '../../../domain/invitations/service.ts';
 import { clientGuard, optionalActor } from '../../plugins/guard.ts';
 import { requestMeta } from '../../plugins/client-address.ts';
 import { assertCookieWriteOrigin, installGate, setSessionCookie } from '../../plugins/session.ts';
+import { OPTIONAL_CALLER } from '../../plugins/security.ts';
 import { resourceRoutes } from '../../resource.ts';
 import { errorResponses } from '../../schemas.ts';
 import { presentUser } from './auth-schemas.ts';
@@ -27,8 +28,8 @@ const acceptRoute = (deps: AppDeps) =>
     },
     {
       body: InvitationAccept,
-      response: { 200: InvitationAccepted, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'account_exists', 'already_member', 'email_in_use', 'validation_failed', 'install_required') },
-      detail: { summary: 'Accept an invitation: signed in as the invited e-mail, or create that account with a password' },
+      response: { 200: InvitationAccepted, ...errorResponses('unauthenticated', 'forbidden', 'invitation_email_mismatch', 'not_found', 'account_exists', 'already_member', 'email_in_use', 'validation_failed', 'install_required') },
+      detail: { summary: 'Accept an invitation: signed in as the invited e-mail, or create that account with a password', security: OPTIONAL_CALLER },
     },
   );
 

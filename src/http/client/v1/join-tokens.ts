@@ -4,7 +4,7 @@
  * enrollment takes over that server, the only way a machine already enrolled enrolls again),
  * list with their state, revoke.
  */
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { CreatedJoinToken, JoinToken, JoinTokenCreate, JoinTokenListQuery } from '../../../contract/tokens.ts';
 import type { JoinToken as JoinTokenRow } from '../../../db/schema/index.ts';
 import { createJoinToken, joinCommandsFor, joinTokenState, joinWarnings, listJoinTokens, revokeJoinToken } from '../../../domain/join-tokens/service.ts';

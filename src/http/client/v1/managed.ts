@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Managed, ManagedCreate, ManagedListQuery, ManagedUpdate } from '../../../contract/principals.ts';
 import type { Managed as ManagedRow } from '../../../db/schema/index.ts';
 import { databasesOf } from '../../../domain/managed/queries.ts';

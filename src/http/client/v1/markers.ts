@@ -4,7 +4,7 @@
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { IdParams, ListQuery, listEnvelope } from '../../../contract/common.ts';
 import { Marker, MarkerListQuery, Tag, type TaggableCollection, taggableCollections, TagSetReplace } from '../../../contract/tags.ts';
 import { listEntityTags, listMarkers, replaceEntityTags } from '../../../domain/markers/service.ts';

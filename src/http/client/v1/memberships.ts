@@ -1,5 +1,5 @@
 /** Organization members (owners only): list, change a role, remove (never the last owner). */
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Membership, MembershipListQuery, MembershipUpdate } from '../../../contract/members.ts';
 import { changeMembershipRole, listMemberships, removeMembership } from '../../../domain/memberships/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

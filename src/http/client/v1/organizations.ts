@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { LETS_ENCRYPT_DIRECTORY, Organization, OrganizationListQuery, OrganizationUpdate } from '../../../contract/organizations.ts';
 import type { Organization as OrganizationRow } from '../../../db/schema/index.ts';
 import { ingressServersOf } from '../../../domain/ingress/queries.ts';

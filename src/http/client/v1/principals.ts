@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Principal, PrincipalCreate, PrincipalListQuery, PrincipalUpdate, WrittenPrincipal } from '../../../contract/principals.ts';
 import type { Principal as PrincipalRow } from '../../../db/schema/index.ts';
 import {

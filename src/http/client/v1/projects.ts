@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Project, ProjectCreate, ProjectListQuery, ProjectUpdate } from '../../../contract/projects.ts';
 import { createProject, deleteProject, listProjects, loadProject, updateProject } from '../../../domain/projects/service.ts';
 import { routingServersOfProject } from '../../../domain/ingress/queries.ts';

@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Server, ServerListQuery, ServerUpdate, ThisMachine, ThisMachineQuery } from '../../../contract/servers.ts';
 import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { describeThisMachine } from '../../../domain/servers/this-machine.ts';
+import { dispatchQueued } from '../../../domain/notify.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { presenterOf } from '../../present.ts';
 import { resourceRoutes } from '../../resource.ts';
@@ -12,9 +13,7 @@ import { errorResponses } from '../../schemas.ts';
 export const presentServer = presenterOf(Server);
 
 /** Hands the fabric commands a change queued to the hub (each server's daemon gets them now or at its next connect). */
-export function dispatchCommands(deps: AppDeps, commands: readonly { serverId: string }[]): void {
-  for (const serverId of new Set(commands.map((command) => command.serverId))) deps.hub.dispatch(serverId);
-}
+export const dispatchCommands = (deps: AppDeps, commands: readonly { serverId: string }[]): void => dispatchQueued(deps.hub.notifier, commands);
 
 /** "This machine": Panel's own host as the organization's local server, or why it is not connected. */
 const thisMachineRoute = (deps: AppDeps) =>
@@ -36,9 +35,10 @@ const thisMachineRoute = (deps: AppDeps) =>
     );
 
 /** Servers are enrolled by their daemon (join tokens), not created here. */
-export const serverRoutes = (deps: AppDeps) =>
-  new Elysia({ name: 'servers' }).use(thisMachineRoute(deps)).use(
-  resourceRoutes({
+export const serverRoutes = (deps: AppDeps) => {
+  const ctx = { db: deps.db, clock: deps.clock, notify: deps.hub.notifier };
+  return new Elysia({ name: 'servers' }).use(thisMachineRoute(deps)).use(
+    resourceRoutes({
     collection: 'servers',
     schema: Server,
     guard: clientGuard(deps),
@@ -46,23 +46,15 @@ export const serverRoutes = (deps: AppDeps) =>
     read: { run: (actor, id) => loadServer(deps.db, actor, id), summary: 'Read a server' },
     update: {
       body: ServerUpdate,
-      run: (actor, id, body) => {
-        const { server, commands } = updateServer(deps, actor, id, body);
-        deps.hub.feed.server(server);
-        dispatchCommands(deps, commands);
-        return server;
-      },
+      run: (actor, id, body) => updateServer(ctx, actor, id, body),
       summary: 'Rename a server, replace its labels or set where the overlay fabric reaches it',
       description: 'A new `fabricEndpoint` or `datacenter` reconciles the fabric: the members whose peer configuration changes get it as a command.',
     },
     remove: {
-      run: (actor, id) => {
-        const { server, commands } = deleteServer(deps, actor, id);
-        deps.hub.feed.serverDeleted(server);
-        dispatchCommands(deps, commands);
-      },
+      run: (actor, id) => deleteServer(ctx, actor, id),
       errors: ['has_dependents'],
       summary: 'Delete a server (409 has_dependents while work is pinned to or running on it); it leaves every fabric peer list',
     },
-  }),
+    }),
   );
+};

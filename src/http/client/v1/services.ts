@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Service, ServiceListQuery, ServiceUpdate } from '../../../contract/services.ts';
 import type { Service as ServiceRow } from '../../../db/schema/index.ts';
 import { deleteService, listServices, loadService, updateService } from '../../../domain/services/service.ts';

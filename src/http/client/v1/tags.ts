@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Tag, TagCreate, TagListQuery, TagUpdate } from '../../../contract/tags.ts';
 import { createTag, deleteTag, listTags, loadTag, updateTag } from '../../../domain/tags/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

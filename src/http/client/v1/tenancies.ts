@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Tenancy, TenancyCreate, TenancyListQuery } from '../../../contract/principals.ts';
 import { createTenancy, deleteTenancy, getTenancy, listTenancies } from '../../../domain/tenancies/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

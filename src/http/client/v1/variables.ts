@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Variable, VariableCreate, VariableListQuery, VariableUpdate, WrittenVariable } from '../../../contract/variables.ts';
 import type { Variable as VariableRow } from '../../../db/schema/index.ts';
 import {

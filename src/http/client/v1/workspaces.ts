@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { Workspace, WorkspaceCreate, WorkspaceListQuery, WorkspaceUpdate } from '../../../contract/workspaces.ts';
 import { createWorkspace, deleteWorkspace, listWorkspaces, loadWorkspace, updateWorkspace } from '../../../domain/workspaces/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';

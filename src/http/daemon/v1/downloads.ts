@@ -13,11 +13,12 @@ import { Elysia } from 'elysia';
 import * as v from 'valibot';
 import installScript from '../../../../install.sh' with { type: 'text' };
 import remoteDaemonUnit from '../../../../deploy/systemd/panel-daemon-remote.service' with { type: 'text' };
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { acceptJoinToken } from '../../../domain/servers/enroll.ts';
 import { DomainError, validationFailed } from '../../../lib/errors.ts';
 import { bearerOf } from '../../plugins/guard.ts';
 import { clientAddressOf } from '../../plugins/client-address.ts';
+import { OPTIONAL_JOIN_TOKEN } from '../../plugins/security.ts';
 import { errorResponses } from '../../schemas.ts';
 
 const PLATFORM = /^[a-z0-9]+-[a-z0-9]+$/;
@@ -65,9 +66,10 @@ export const downloadRoutes = (deps: AppDeps) => {
       {
         params: v.object({ file: v.pipe(v.string(), v.maxLength(64)) }),
         // 200: the executable (application/octet-stream) or its checksum line (text/plain).
-        response: { 200: v.unknown(), ...errorResponses('unauthenticated', 'not_found', 'validation_failed', 'rate_limited') },
+        response: { 200: v.unknown(), ...errorResponses('unauthenticated', 'invalid_join_token', 'not_found', 'validation_failed', 'rate_limited') },
         detail: {
           summary: 'This executable for <platform> (e.g. linux-x64), with a valid join token as Bearer; <platform>.sha256 is its checksum (public)',
+          security: OPTIONAL_JOIN_TOKEN,
         },
       },
     );

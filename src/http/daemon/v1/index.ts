@@ -7,8 +7,8 @@
  * closed with 4003); 409 machine_already_enrolled for a machine already enrolled and an ordinary token.
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
-import { CLOSE_CODES, Enrolled, EnrollRequest } from '../../../contract/daemon-protocol.ts';
+import type { AppDeps } from '../../../deps.ts';
+import { Enrolled, EnrollRequest } from '../../../contract/daemon-protocol.ts';
 import { enrollServer } from '../../../domain/servers/enroll.ts';
 import { clientAddressOf } from '../../plugins/client-address.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -18,17 +18,14 @@ export const daemonV1 = (deps: AppDeps) =>
   new Elysia({ prefix: '/api/daemon/v1', detail: { tags: ['daemon'] } }).use(downloadRoutes(deps)).post(
     '/enroll',
     ({ body, request, set }) => {
-      const enrolled = enrollServer(deps.db, deps.clock, body, clientAddressOf(request));
-      // Published before the disconnect, whose own (newer) event then says the server is disconnected.
-      deps.hub.feed.server(enrolled.server);
-      if (enrolled.reenrolled) deps.hub.disconnect(enrolled.server.id, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment');
+      const enrolled = enrollServer({ db: deps.db, clock: deps.clock, notify: deps.hub.notifier }, body, clientAddressOf(request));
       deps.logger.info('server enrolled', { serverId: enrolled.server.id, organizationId: enrolled.server.organizationId, reenrolled: enrolled.reenrolled });
       set.status = enrolled.reenrolled ? 200 : 201;
       return { serverId: enrolled.server.id, credential: enrolled.credential };
     },
     {
       body: EnrollRequest,
-      response: { 200: Enrolled, 201: Enrolled, ...errorResponses('unauthenticated', 'machine_is_local', 'machine_already_enrolled', 'validation_failed', 'rate_limited') },
+      response: { 200: Enrolled, 201: Enrolled, ...errorResponses('invalid_join_token', 'machine_is_local', 'machine_already_enrolled', 'validation_failed', 'rate_limited') },
       detail: { summary: 'Enroll a server with a join token (panel daemon join); the credential is shown once' },
     },
   );

@@ -7,7 +7,7 @@
  *                                   and password, organization name -> signed in (Set-Cookie)
  */
 import { Elysia } from 'elysia';
-import type { AppDeps } from '../../../app.ts';
+import type { AppDeps } from '../../../deps.ts';
 import { alreadyInstalled, completeInstall, installStatus, isInstalled } from '../../../domain/identity/install.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { presentUser } from '../../client/v1/auth-schemas.ts';
@@ -40,7 +40,7 @@ export const installV1 = (deps: AppDeps) =>
         body: InstallRequest,
         response: {
           201: SignedUp,
-          ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'email_in_use', 'already_installed', 'validation_failed', 'rate_limited', 'host_auth_unavailable'),
+          ...errorResponses('unauthenticated', 'invalid_credentials', 'forbidden', 'not_found', 'email_in_use', 'already_installed', 'validation_failed', 'rate_limited', 'host_auth_unavailable'),
         },
         detail: { summary: 'Finish the install: the first organization and its superadmin, signed in' },
       },

@@ -1,8 +1,9 @@
 /**
- * What the hub does with a connected daemon's acks, reports and results, and with commands that
- * expire: the command and deployment transitions (compare-and-set, src/domain/commands) in one
- * transaction, then the change feed. Every function trusts only the server id the connection
- * was resolved to, never ids inside the frame.
+ * What a connected daemon's acks, reports and results change, and what expiring or undeliverable
+ * commands change: the command and deployment transitions (compare-and-set, src/domain/commands)
+ * in one transaction, then the notifier. The hub (src/daemon/hub.ts) only parses the frames and
+ * calls these. Every function trusts only the server id the connection was resolved to, never
+ * ids inside the frame.
  *
  * The hot transitions run their statements on the root `db` inside `db.transaction(...)`: bun:sqlite
  * has one connection, so they are part of the transaction, and statements prepared once per
@@ -11,20 +12,20 @@
 import { composeProjectName } from '../../compose/naming.ts';
 import type { Db } from '../../db/client.ts';
 import type { DaemonCommand } from '../../db/schema/index.ts';
-import { acknowledgeCommand, expireDueCommands, findCommand, finishCommand } from '../../domain/commands/service.ts';
-import { findDeployment, markDeploymentRunning, serversOfEnvironment, settleDeployment } from '../../domain/deployments/queries.ts';
-import { findEnvironment } from '../../domain/environments/queries.ts';
-import { recordFabricResult } from '../../domain/fabric/reports.ts';
-import type { Queryable } from '../../domain/shared/database.ts';
-import { applyReport, type ReportTarget } from '../../domain/reports/apply.ts';
+import { acknowledgeCommand, expireDueCommands, failUndeliverable, findCommand, finishCommand } from '../commands/service.ts';
+import { findDeployment, markDeploymentRunning, serversOfEnvironment, settleDeployment } from '../deployments/queries.ts';
+import { findEnvironment } from '../environments/queries.ts';
+import { recordFabricResult } from '../fabric/reports.ts';
+import { applyReport, type ReportTarget } from '../reports/apply.ts';
+import type { Queryable } from '../shared/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { recordIngressState } from '../../domain/ingress/state.ts';
+import { recordIngressState } from '../ingress/state.ts';
 import type { IngressFrame, ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
-import type { ChangeFeed } from './feed.ts';
+import type { Notifier } from '../notify.ts';
 
 export interface OutcomeContext {
   db: Db;
-  feed: ChangeFeed;
+  notify: Notifier;
   logger: Logger;
   now: () => Date;
 }
@@ -41,7 +42,7 @@ export function onAck(ctx: OutcomeContext, daemon: DaemonOf, commandId: string):
     const command = acknowledgeCommand(db, daemon.serverId, commandId, ctx.now());
     return command?.deploymentId ? markDeploymentRunning(db, command.deploymentId) : null;
   });
-  if (deployment) ctx.feed.deployment(deployment);
+  if (deployment) ctx.notify.deployment(deployment);
 }
 
 /** The deployment a command carries out, settled from its commands; fabric commands have none. */
@@ -67,7 +68,7 @@ export function onResult(ctx: OutcomeContext, daemon: DaemonOf, frame: ResultFra
   }
   const { command, deployment } = finished;
   ctx.logger.info('daemon command finished', { serverId: daemon.serverId, commandId: command.id, kind: command.kind, status: command.status });
-  if (deployment) ctx.feed.deployment(deployment);
+  if (deployment) ctx.notify.deployment(deployment);
 }
 
 const PROJECT_ENVIRONMENT = /^pn-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
@@ -101,7 +102,7 @@ export function onReport(ctx: OutcomeContext, daemon: DaemonOf, frame: ReportFra
     return;
   }
   const changed = applyReport(ctx.db, target, frame.containers);
-  ctx.feed.containers(target.environmentId, changed);
+  ctx.notify.containers(target.environmentId, changed);
 }
 
 /**
@@ -126,7 +127,16 @@ export function expireCommands(ctx: OutcomeContext): number {
   );
   for (const { command, deployment } of expired) {
     ctx.logger.warn('daemon command expired', { serverId: command.serverId, commandId: command.id, kind: command.kind });
-    if (deployment) ctx.feed.deployment(deployment);
+    if (deployment) ctx.notify.deployment(deployment);
   }
   return expired.length;
+}
+
+/** A command that cannot be framed (too large): failed at once, and its deployment settles. */
+export function failUndeliverableCommand(ctx: OutcomeContext, commandId: string, message: string): void {
+  const deployment = ctx.db.transaction((tx) => {
+    const command = failUndeliverable(tx, commandId, message, ctx.now());
+    return command ? settleDeploymentOf(tx, command) : null;
+  });
+  if (deployment) ctx.notify.deployment(deployment);
 }

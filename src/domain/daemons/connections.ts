@@ -1,13 +1,15 @@
 /**
  * The server records behind daemon connections: resolving the canonical record a hello names,
  * flagging identities presented by more than one machine, and the connected/disconnected
- * status with last_seen_at.
+ * status with last_seen_at. The hub (src/daemon/hub.ts) keeps the sockets and decides when;
+ * what is written, and in which transaction, is here.
  */
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
 import { organization, type Server, server } from '../../db/schema/index.ts';
-import { param } from '../../domain/commands/prepared.ts';
-import { distinctServerName } from '../../domain/servers/queries.ts';
-import { preparedOnce, type Queryable } from '../../domain/shared/database.ts';
+import { param } from '../commands/prepared.ts';
+import { distinctServerName } from '../servers/queries.ts';
+import { preparedOnce, type Queryable } from '../shared/database.ts';
 import type { HelloFrame } from '../../contract/daemon-protocol.ts';
 
 /** The single local server record (is_local), if there is one. */
@@ -111,6 +113,28 @@ export function recordHello(db: Queryable, row: Server, hello: HelloFrame, now: 
     .where(eq(server.id, row.id))
     .returning()
     .get()!;
+}
+
+/** The local slot's record for this hello (created at the first one after the install), in one transaction. */
+export const localServerFor = (db: Db, hello: HelloFrame): Server | undefined => db.transaction((tx) => resolveLocalServer(tx, hello));
+
+/**
+ * A daemon's hello accepted: the record is connected, and the records sharing its identity
+ * (`flagged`) are flagged, together.
+ */
+export function connectServer(
+  db: Db,
+  row: Server,
+  hello: HelloFrame,
+  now: Date,
+  outcome: { flagged: readonly string[]; claimMachineId: boolean; recordKey: boolean },
+): Server {
+  const { flagged, claimMachineId, recordKey } = outcome;
+  if (flagged.length === 0) return recordHello(db, row, hello, now, claimMachineId, recordKey);
+  return db.transaction((tx) => {
+    flagDuplicateMachine(tx, flagged, now);
+    return recordHello(tx, row, hello, now, claimMachineId, recordKey);
+  });
 }
 
 export function flagDuplicateMachine(db: Queryable, serverIds: readonly string[], now: Date): void {

@@ -9,12 +9,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composeV2ForTests } from '../../../test/compose-v2.ts';
-import { runCommand } from '../../compose/compose-binary.ts';
-import { panelFolderOf } from '../../compose/naming.ts';
-import type { JsonValue } from '../../compose/values.ts';
-import { checkProject } from '../../daemon/agent/project-check.ts';
-import { DomainError } from '../../lib/errors.ts';
+import { composeV2ForTests } from './compose-v2.ts';
+import { runCommand } from '../src/compose/compose-binary.ts';
+import { panelFolderOf } from '../src/compose/naming.ts';
+import type { JsonValue } from '../src/compose/values.ts';
+import { checkProject } from '../src/daemon/agent/project-check.ts';
+import { DomainError } from '../src/lib/errors.ts';
 
 export interface CompiledDocument {
   name: string;
