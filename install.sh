@@ -19,9 +19,11 @@ install.sh: install, upgrade or remove Panel on a Debian or Ubuntu host (run as 
   --prefix DIR     install into DIR as a root file system (tests, staging): no user is created,
                    systemctl is not used; `panel serve` runs directly as the invoking user with
                    its pid file in DIR/run/panel and its log in DIR/var/log/panel
-  --uninstall      stop and remove the services and the executable; keeps the data directory
-                   and /etc/panel/panel.env (the key ring that opens it)
-  --purge          with --uninstall: also remove the data, /etc/panel and the panel user
+  --uninstall      stop and remove the services (and a daemon --daemon started in the background)
+                   and the executable; keeps the data directory, /etc/panel/panel.env (the key
+                   ring that opens it) and a joined daemon's identity (/var/lib/panel-daemon)
+  --purge          with --uninstall: also remove the data, /etc/panel, the daemon's identity
+                   and the panel user
   --daemon URL     daemon mode, for a server joining the Panel at URL (what the console's join
                    command runs, piped from URL/api/daemon/v1/install.sh): downloads Panel's
                    executable from URL, checks its SHA-256, installs it, joins with --token
@@ -155,18 +157,19 @@ service_start() {
   esac
 }
 
+# TERM, up to 30 s to exit, then KILL.
+stop_pid() {
+  local pid=$1 waited=0
+  is_alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  while is_alive "$pid" && [ "$waited" -lt 150 ]; do sleep 0.2; waited=$((waited + 1)); done
+  if is_alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+}
+
 service_stop() {
   case "$MODE" in
     systemd) systemctl stop panel.service ;;
-    prefix)
-      local pid waited=0
-      pid=$(prefix_pid)
-      if is_alive "$pid"; then
-        kill -TERM "$pid" 2>/dev/null || true
-        while is_alive "$pid" && [ "$waited" -lt 150 ]; do sleep 0.2; waited=$((waited + 1)); done
-        if is_alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
-      fi
-      rm -f -- "$R$PIDFILE" ;;
+    prefix) stop_pid "$(prefix_pid)"; rm -f -- "$R$PIDFILE" ;;
   esac
 }
 
@@ -405,17 +408,28 @@ do_uninstall() {
   case "$MODE" in
     systemd) systemctl disable --now panel-daemon.service panel.service 2>/dev/null || true ;;
     prefix) service_stop ;;
-    manual) say "systemd is not running: stop any running panel processes yourself" ;;
+    manual) say "systemd is not running: stop any panel serve you started yourself" ;;
   esac
-  rm -f -- "$R$UNIT_DIR/panel.service" "$R$UNIT_DIR/panel-daemon.service" "$R$BIN" "$R$PREV" "$R$FAILED" "$R$INSTALL_ENV"
+  # A daemon that --daemon started in the background (no systemd, or --prefix).
+  if [ "$MODE" != systemd ] && is_alive "$(daemon_pid)"; then stop_pid "$(daemon_pid)"; say "stopped the daemon"; fi
+  rm -f -- "$R$UNIT_DIR/panel.service" "$R$UNIT_DIR/panel-daemon.service" "$R$BIN" "$R$PREV" "$R$FAILED" "$R$INSTALL_ENV" "$R$DAEMON_PIDFILE"
   if [ "$MODE" = systemd ]; then systemctl daemon-reload; else rm -rf -- "$R$RUN_DIR"; fi
   if [ "$PURGE" = 1 ]; then
     rm -rf -- "$R$DATA_DIR" "$R$CONF_DIR" "$R$DAEMON_STATE" "$R$LOG_DIR"
     if [ "$MODE" != prefix ] && id -u panel >/dev/null 2>&1; then userdel panel; fi
-    say "Panel is removed, with its data, configuration and key ring"
-  else
-    say "Panel is removed. Kept: $R$DATA_DIR (data) and $R$ENV_FILE (its key ring); --uninstall --purge removes them"
+    say "Panel is removed, with its data, configuration, key ring and daemon identity"
+    return
   fi
+  local kept=()
+  if [ -e "$R$DATA_DIR" ]; then kept+=("$R$DATA_DIR (data)"); fi
+  if [ -e "$R$ENV_FILE" ]; then kept+=("$R$ENV_FILE (its key ring)"); fi
+  if [ -e "$R$DAEMON_STATE/identity.json" ]; then kept+=("$R$DAEMON_STATE (the daemon's identity: a join command run here again reconnects as the same server)"); fi
+  say "Panel is removed."
+  if [ "${#kept[@]}" -gt 0 ]; then
+    say "Kept (--uninstall --purge removes them):"
+    printf '  %s\n' "${kept[@]}"
+  fi
+  if [ -e "$R$DAEMON_STATE/identity.json" ]; then say "This server stays listed in Panel, disconnected. Panel deletes a server once no container of it is left: if containers still run here, run a join command again (it reconnects), destroy their deployments in Panel, then delete the server on the Servers page."; fi
 }
 
 # --- daemon mode: a server joining a control plane elsewhere ------------------------------------------
@@ -500,7 +514,7 @@ do_daemon_install() {
   else
     daemon_start_detached
   fi
-  command -v docker >/dev/null 2>&1 || say "note: Docker is not installed here; deploys fail until it is (curl -fsSL https://get.docker.com | sh)"
+  command -v docker >/dev/null 2>&1 || say "note: Docker is not installed here; deploys fail until it is (curl -fsSL https://get.docker.com -o get-docker.sh && sh get-docker.sh)"
   command -v wg >/dev/null 2>&1 || say "note: WireGuard tools are not installed here; the overlay fabric needs them if your organization turns it on (apt-get install wireguard-tools, and wireguard-go where the kernel has no WireGuard module)"
 }
 

@@ -114,7 +114,9 @@ test('exit status 3 (credential refused) is not restarted', async () => {
 
 test('the engine probe says in words what is missing, with the command that fixes it', async () => {
   const notInstalled = await probeDockerEngine({ PATH: '/nonexistent' }, silentLogger);
-  expect(notInstalled).toMatchObject({ ok: false, fix: 'curl -fsSL https://get.docker.com | sudo sh' });
+  // Saved, then run: piped into a shell, a failed download would run nothing and exit 0.
+  expect(notInstalled).toMatchObject({ ok: false, fix: 'curl -fsSL https://get.docker.com -o get-docker.sh && sudo sh get-docker.sh' });
+  expect(!notInstalled.ok && notInstalled.fix).not.toMatch(/\|\s*(sudo\s+)?(ba)?sh\b/);
   if (Bun.which('docker')) {
     const deadHost = await probeDockerEngine({ PATH: process.env.PATH, DOCKER_HOST: 'unix:///nonexistent/docker.sock' }, silentLogger);
     expect(deadHost).toMatchObject({ ok: false, fix: 'unset DOCKER_HOST' });

@@ -62,7 +62,7 @@ export async function probeDockerEngine(env: Record<string, string | undefined>,
     return {
       ok: false,
       problem: 'Docker is not installed on this machine, so Panel cannot run containers here.',
-      fix: 'curl -fsSL https://get.docker.com | sudo sh',
+      fix: 'curl -fsSL https://get.docker.com -o get-docker.sh && sudo sh get-docker.sh',
     };
   }
   if (/permission denied/i.test(detail)) {

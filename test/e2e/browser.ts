@@ -100,6 +100,21 @@ export function apiFromPage<T>(page: Page, method: string, path: string, body?: 
 }
 
 /** The page's level-1 heading with exactly this name. */
+/**
+ * Replaces an editor's text the way a user pastes a file: CodeMirror handles the paste event
+ * itself. (Playwright's fill() goes through the browser's own contenteditable editing, which
+ * writes inline style attributes that the console's CSP rightly refuses.)
+ */
+export async function pasteInto(editor: Locator, text: string): Promise<void> {
+  await editor.click();
+  await editor.press('Control+a');
+  await editor.evaluate((element, pasted) => {
+    const clipboardData = new DataTransfer();
+    clipboardData.setData('text/plain', pasted);
+    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
+  }, text);
+}
+
 export function heading(page: Page, name: string): Locator {
   return page.getByRole('heading', { level: 1, name, exact: true });
 }

@@ -13,8 +13,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { apiFromPage, chromiumMissing, heading, launchChromium, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
+import type { Browser, Page } from 'playwright-core';
+import { apiFromPage, chromiumMissing, heading, launchChromium, pasteInto, type PanelFromSource, screenshot, startPanelFromSource, waitForConsole, watchPage } from './browser.ts';
 import { e2eStateDir, type RealDockerStart, startRealDocker } from './real-docker.ts';
 
 const missing = chromiumMissing();
@@ -45,17 +45,6 @@ let environmentId: string;
 let joinCommand: string;
 const daemonState = mkdtempSync(join(tmpdir(), 'panel-console-daemon-'));
 const children: Subprocess[] = [];
-
-/** Pastes like a user (CodeMirror handles the paste event itself; fill() would break the CSP). */
-async function pasteInto(editor: Locator, text: string): Promise<void> {
-  await editor.click();
-  await editor.press('Control+a');
-  await editor.evaluate((element, pasted) => {
-    const clipboardData = new DataTransfer();
-    clipboardData.setData('text/plain', pasted);
-    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-  }, text);
-}
 
 async function addVariable(key: string, value: string): Promise<void> {
   await page.getByRole('button', { name: 'Add variable', exact: true }).click();
@@ -156,7 +145,7 @@ describe.skipIf(missing !== null)('console: variables, servers and a live deploy
     const command = page.getByLabel('Join command', { exact: true });
     await command.waitFor();
     const url = panel.url.replaceAll('.', '\\.');
-    expect((await command.textContent())!.trim()).toMatch(new RegExp(`^curl -fsSL ${url}/api/daemon/v1/install\\.sh \\| sudo bash -s -- --daemon ${url} --token \\S+ --name vm$`));
+    expect((await command.textContent())!.trim()).toMatch(new RegExp(`^curl -fsSL ${url}/api/daemon/v1/install\\.sh -o panel-install\\.sh && .* && sudo bash panel-install\\.sh --daemon ${url} --token \\S+ --name vm$`));
     // 127.0.0.1 is not reachable from another machine: the page says so and names the setting.
     await page.getByRole('alert').filter({ hasText: 'a loopback address: other machines cannot reach it' }).filter({ hasText: 'PANEL_PUBLIC_URL' }).waitFor();
     await page.getByText('The server already has the panel executable').click();

@@ -8,13 +8,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/auth/totp.ts';
 import {
   apiFromPage,
   chromiumMissing,
   heading,
   launchChromium,
+  pasteInto,
   type PanelFromSource,
   SCREENSHOT_DIR,
   screenshot,
@@ -42,21 +43,6 @@ let page: Page;
 let watched: { problems: string[] };
 let projectId: string;
 let recoveryCodes: string[];
-
-/**
- * Replaces an editor's text the way a user pastes a file: CodeMirror handles the paste event
- * itself. (Playwright's fill() goes through the browser's own contenteditable editing, which
- * writes inline style attributes that the console's CSP rightly refuses.)
- */
-async function pasteInto(editor: Locator, text: string): Promise<void> {
-  await editor.click();
-  await editor.press('Control+a');
-  await editor.evaluate((element, pasted) => {
-    const clipboardData = new DataTransfer();
-    clipboardData.setData('text/plain', pasted);
-    element.dispatchEvent(new ClipboardEvent('paste', { clipboardData, bubbles: true, cancelable: true }));
-  }, text);
-}
 
 describe.skipIf(missing !== null)('console in Chromium', () => {
   beforeAll(async () => {

@@ -2,15 +2,15 @@
  * A remote server that installs itself (issue 14 §2), in the multi-host lab (fleet-lab.ts): the
  * compiled `panel serve` listens on the lab's root address; inside host h1 (its own machine id,
  * /etc, /var/lib and Docker engine) the console's one-line join command runs as the console
- * shows it, with `sudo` dropped (the lab runs as root) and `--prefix` added, because lab hosts
+ * shows it (in the prefix directory), with `sudo` dropped (the lab runs as root) and `--prefix` added, because lab hosts
  * share this machine's /usr and have no systemd. What this proves: install.sh is fetched from
  * PANEL_PUBLIC_URL, the executable is downloaded with the join token and its SHA-256 checked, the
  * server joins with the name chosen in the console, and the daemon started by the no-systemd path
- * connects and runs a deploy on h1's own engine. What it does not: the systemd unit itself
+ * connects and runs a deploy on h1's own engine; `--uninstall` stops that daemon. What it does not: the systemd unit itself
  * (install-systemd.test.ts covers install.sh's systemd mode with a stand-in systemctl).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEY_RING } from '../harness.ts';
@@ -67,12 +67,12 @@ describe.skipIf(!lab)('a server joins with the one-line command from the console
     const created = await clientApi(session, 'POST', '/join-tokens', { organizationId: session.organizationId, name: 'edge one' });
     expect(created.status, created.text).toBe(201);
     const { command, token } = created.json as { command: string; token: string };
-    expect(command).toBe(`curl -fsSL ${session.url}/api/daemon/v1/install.sh | sudo bash -s -- --daemon ${session.url} --token ${token} --name 'edge one'`);
+    expect(command).toEndWith(` && sudo bash panel-install.sh --daemon ${session.url} --token ${token} --name 'edge one'`);
     expect(created.json.warnings).toEqual([]);
 
     const root = join(work, 'h1-root');
     const h1 = lab!.host('h1');
-    const ran = await h1.exec(['bash', '-c', `${command.replace('| sudo bash', '| bash')} --prefix ${root}`]);
+    const ran = await h1.exec(['bash', '-c', `mkdir -p ${root} && cd ${root} && ${command.replace('&& sudo bash', '&& bash')} --prefix ${root}`]);
     expect(ran.exitCode, `${ran.stdout}\n${ran.stderr}`).toBe(0);
     expect(ran.stdout).toContain('checksum verified: sha256 ');
     const expected = (await (await fetch(`${session.url}/api/daemon/v1/executable/linux-x64.sha256`)).text()).split(' ')[0];
@@ -101,5 +101,18 @@ describe.skipIf(!lab)('a server joins with the one-line command from the console
     expect((await clientApi(session, 'GET', `/deployments/${deployed.json.id}`)).json.error).toBeNull();
     const running = await h1.docker('ps', '--filter', `label=dev.panel.environment-id=${environmentId}`, '--format', '{{.State}}');
     expect(running.stdout.trim()).toBe('running');
+
+    // Uninstalling stops the daemon it started in the background (the server disconnects) and says
+    // what it kept; --purge removes the daemon's identity too.
+    const uninstall = (...flags: string[]) => h1.exec(['bash', join(root, 'panel-install.sh'), '--uninstall', ...flags, '--prefix', root]);
+    const removed = await uninstall();
+    expect(removed.exitCode, `${removed.stdout}\n${removed.stderr}`).toBe(0);
+    expect(removed.stdout).toContain('stopped the daemon');
+    expect(removed.stdout).toContain(`${root}/var/lib/panel-daemon (the daemon's identity`);
+    expect(removed.stdout).toContain('destroy their deployments in Panel, then delete the server on the Servers page');
+    await eventually(() => clientApi(session, 'GET', `/servers/${server.id}`), (res) => res.json.status === 'disconnected', 'the server disconnecting');
+    expect(existsSync(join(root, 'usr/local/bin/panel'))).toBe(false);
+    expect((await uninstall('--purge')).exitCode).toBe(0);
+    expect(existsSync(join(root, 'var/lib/panel-daemon'))).toBe(false);
   }, TIMEOUT);
 });

@@ -10,6 +10,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { hashToken, newOpaqueToken } from '../../auth/token.ts';
 import { type JoinToken, joinToken } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { INSTALL_SCRIPT_SHA256 } from '../../ops/install-script.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { type Actor, authorize, loadFor } from '../actor.ts';
 import { requireServerOf } from '../servers/service.ts';
@@ -29,9 +30,14 @@ export function joinTokenState(row: JoinToken, now: Date): JoinTokenState {
 /** One shell word: kept bare when it is plainly safe, else single-quoted. */
 const shellWord = (word: string) => (/^[A-Za-z0-9_./:=@-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
+/** Where the join command saves install.sh, in the directory it is run from (like get-docker.sh). */
+const SCRIPT_FILE = 'panel-install.sh';
+
 export interface JoinCommands {
-  /** One line for a fresh server: fetches install.sh from Panel, which downloads this executable,
-   * checks its SHA-256, installs the daemon as a systemd unit and joins with the token. */
+  /** One line for a fresh server: saves install.sh from Panel, checks it is the script this Panel
+   * serves (SHA-256), then runs it as root; it downloads this executable, checks its SHA-256,
+   * installs the daemon as a systemd unit and joins with the token. Each step runs only when the
+   * one before succeeded, so a failed download fails the line (`curl … | bash` would exit 0). */
   command: string;
   /** For a server that already has the panel executable. */
   joinCommand: string;
@@ -42,7 +48,10 @@ export function joinCommandsFor(publicUrl: string, token: string, options: { nam
   const url = publicUrl.replace(/\/+$/, '');
   const name = options.name ? ` --name ${shellWord(options.name)}` : '';
   return {
-    command: `curl -fsSL ${url}/api/daemon/v1/install.sh | sudo bash -s -- --daemon ${url} --token ${token}${name}`,
+    command:
+      `curl -fsSL ${url}/api/daemon/v1/install.sh -o ${SCRIPT_FILE}` +
+      ` && echo '${INSTALL_SCRIPT_SHA256}  ${SCRIPT_FILE}' | sha256sum -c` +
+      ` && sudo bash ${SCRIPT_FILE} --daemon ${url} --token ${token}${name}`,
     joinCommand: `panel daemon join ${url} --token ${token}${name}`,
   };
 }

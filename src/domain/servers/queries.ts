@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, not, or, sql } from 'drizzle-orm';
 import { container, environment, type NewServer, project, replica, type Server, server } from '../../db/schema/index.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
@@ -48,8 +48,16 @@ export function isServerPinned(db: Queryable, id: string): boolean {
   return db.select({ id: environment.id }).from(environment).where(eq(environment.serverId, id)).limit(1).get() !== undefined;
 }
 
-export function serverHasContainers(db: Queryable, id: string): boolean {
-  return db.select({ id: container.id }).from(container).where(eq(container.serverId, id)).limit(1).get() !== undefined;
+/** The row's container exists on its server, or waits for a deploy to create it there. */
+const stillPlaced = or(isNotNull(container.containerId), eq(container.status, 'pending'))!;
+
+export function serverHasLiveContainers(db: Queryable, id: string): boolean {
+  return db.select({ id: container.id }).from(container).where(and(eq(container.serverId, id), stillPlaced)).limit(1).get() !== undefined;
+}
+
+/** The rows of containers once on the server and since removed (destroyed, or gone from the engine). */
+export function deleteRemovedContainerRows(db: Queryable, id: string): void {
+  db.delete(container).where(and(eq(container.serverId, id), not(stillPlaced))).run();
 }
 
 export function serverHasReplicas(db: Queryable, id: string): boolean {

@@ -1,10 +1,11 @@
 /**
  * Servers are enrolled by their daemon; clients list, read, rename, relabel and delete them, and
  * set where the overlay fabric reaches them (endpoint, datacenter). A server stays while anything
- * places work on it: an environment pin, a project default, a container or a managed replica.
- * Its variables, markers and fabric allocations go with it; deployments keep their history with
- * the server reference cleared. A change the fabric depends on (endpoint, datacenter, deletion)
- * reconciles it: the queued commands are answered for the hub.
+ * places work on it: an environment pin, a project default, a container that exists there
+ * (running or stopped) or waits for a deploy, or a managed replica. Its variables, markers,
+ * fabric allocations and the rows of containers destroyed on it go with it; deployments keep
+ * their history with the server reference cleared. A change the fabric depends on (endpoint,
+ * datacenter, deletion) reconciles it: the queued commands are answered for the hub.
  */
 import { deepEqual } from '../../compose/values.ts';
 import type { DaemonCommand, Server } from '../../db/schema/index.ts';
@@ -14,12 +15,13 @@ import { reconcileFabric } from '../fabric/reconcile.ts';
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
+  deleteRemovedContainerRows,
   deleteServerRow,
   findServer,
   isServerPinned,
   isServerProjectDefault,
   listServersOf,
-  serverHasContainers,
+  serverHasLiveContainers,
   serverHasReplicas,
   updateServerRow,
 } from './queries.ts';
@@ -96,10 +98,11 @@ export function deleteServer(ctx: ServerContext, actor: Actor, id: string): Serv
     const dependent = firstDependent([
       ['environments pinned to it', () => isServerPinned(db, id)],
       ['projects using it as their default server', () => isServerProjectDefault(db, row.organizationId, id)],
-      ['containers', () => serverHasContainers(db, id)],
+      ['containers (stopped ones too: destroy the deployments that placed them)', () => serverHasLiveContainers(db, id)],
       ['managed replicas', () => serverHasReplicas(db, id)],
     ]);
     if (dependent) throw hasDependents('server', dependent);
+    deleteRemovedContainerRows(db, id);
     deleteRestricted('server', () => deleteServerRow(db, id));
     return { server: row, commands: reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) };
   });

@@ -33,7 +33,7 @@ const CONNECTION_TEXT = {
 
 const explainDelete = (error: ApiError) =>
   error.code === 'has_dependents'
-    ? `This server is still in use: ${error.message}. Move environments pinned to it (and projects using it as their default) to another server, and stop or destroy what runs on it, then delete it.`
+    ? `This server is still in use: ${error.message}. Move environments pinned to it (and projects using it as their default) to another server, and destroy the deployments on it (stopped containers still exist), then delete it.`
     : undefined;
 
 const RELATIVE_UNITS: [Intl.RelativeTimeFormatUnit, number][] = [

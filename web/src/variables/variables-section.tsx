@@ -7,9 +7,10 @@
  */
 import { useState } from 'preact/hooks';
 import { RowActions } from '../row-actions.tsx';
-import { ListView, useList } from '../data.tsx';
+import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { ConfirmDialog } from '../confirm-dialog.tsx';
 import { deployApi, type ScopeQuery, type Variable, type VariableScope } from '../deploy-api.ts';
+import { allPages } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link } from '../router.tsx';
 import { GeneratedSecretPanel, VariableForm } from './variable-form.tsx';
@@ -24,49 +25,67 @@ export interface ScopeRef {
 
 const scopeQuery = (ref: { scope: VariableScope; id: string }): ScopeQuery => ({ [`${ref.scope}Id`]: ref.id });
 
-/** The key, and under it the variable's description when it has one. */
-function KeyCell({ variable }: { variable: Pick<Variable, 'key' | 'description'> }) {
+/** A row's key (with its description under it), value (never a secret's) and delivery flags. */
+function VariableCells({ variable }: { variable: Variable }) {
+  const flags = [variable.forRuntime && 'runtime', variable.forBuild && 'build', variable.isLiteral && 'literal'].filter(Boolean);
   return (
     <>
-      <code>{variable.key}</code>
-      {variable.description && <span class="cell-note">{variable.description}</span>}
+      <th scope="row">
+        <code>{variable.key}</code>
+        {variable.description && <span class="cell-note">{variable.description}</span>}
+      </th>
+      <td>{variable.isSecret ? <span class="muted">Secret (write-only)</span> : <code class="value">{variable.value}</code>}</td>
+      <td>
+        <span>{flags.join(', ') || 'not delivered'}</span>
+      </td>
     </>
   );
 }
 
-function ValueCell({ variable }: { variable: Pick<Variable, 'isSecret' | 'value'> }) {
-  if (variable.isSecret) return <span class="muted">Secret (write-only)</span>;
-  return <code class="value">{variable.value}</code>;
-}
+/** "the organization or the workspace": the wider scopes, named as a row's origin is. */
+const joinedLabels = (scopes: ScopeRef[]) => (scopes.length < 2 ? (scopes[0]?.label ?? '') : `${scopes.slice(0, -1).map((ref) => ref.label).join(', ')} or ${scopes.at(-1)!.label}`);
 
-function Flags({ variable }: { variable: Pick<Variable, 'isLiteral' | 'forBuild' | 'forRuntime'> }) {
-  const flags = [variable.forRuntime && 'runtime', variable.forBuild && 'build', variable.isLiteral && 'literal'].filter(Boolean);
-  return <span>{flags.join(', ') || 'not delivered'}</span>;
-}
-
-/** The rows of one wider scope, as inherited by the page's scope. */
-function InheritedRows({ from, overridden }: { from: ScopeRef; overridden: Set<string> }) {
-  const list = useList(`variables:${from.scope}:${from.id}`, (cursor) => deployApi.variables.list({ ...scopeQuery(from), cursor }));
-  if (list.error || !list.data) return null;
+/**
+ * What the page's scope inherits: every variable of each wider scope (all pages, nearest scope
+ * first), labelled with where it comes from and whether this scope overrides it; when there is
+ * none, that in words.
+ */
+function InheritedVariables({ scope, ancestors, overridden }: { scope: ScopeRef; ancestors: ScopeRef[]; overridden: Set<string> }) {
+  const inherited = useResource(`inherited-variables:${ancestors.map((ref) => `${ref.scope}:${ref.id}`).join(',')}`, () =>
+    Promise.all(
+      [...ancestors].reverse().map(async (from) => ({ from, variables: await allPages((cursor) => deployApi.variables.list({ ...scopeQuery(from), cursor })) })),
+    ),
+  );
+  if (inherited.error) return <LoadFailed error={inherited.error} what="inherited variables" retry={inherited.reload} />;
+  if (!inherited.data) return <Loading what="inherited variables" />;
+  const rows = inherited.data.flatMap(({ from, variables }) => variables.map((variable) => ({ from, variable })));
+  if (rows.length === 0) return <p class="muted">None: no variable is set on {joinedLabels(ancestors)}.</p>;
   return (
     <>
-      {list.data.map((variable) => (
-        <tr key={variable.id} class={overridden.has(variable.key) ? 'overridden' : undefined}>
-          <th scope="row">
-            <KeyCell variable={variable} />
-          </th>
-          <td>
-            <ValueCell variable={variable} />
-          </td>
-          <td>
-            <Flags variable={variable} />
-          </td>
-          <td>
-            From {from.href ? <Link href={from.href}>{from.label}</Link> : from.label}
-            {overridden.has(variable.key) && <span class="badge">Overridden here</span>}
-          </td>
-        </tr>
-      ))}
+      <p class="muted">Set on wider scopes; a key set here overrides them.</p>
+      <div class="table-scroll">
+        <table aria-label={`Variables inherited by ${scope.label}`}>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Value</th>
+              <th scope="col">Delivered</th>
+              <th scope="col">Comes from</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ from, variable }) => (
+              <tr key={variable.id} class={overridden.has(variable.key) ? 'overridden' : undefined}>
+                <VariableCells variable={variable} />
+                <td>
+                  From {from.href ? <Link href={from.href}>{from.label}</Link> : from.label}
+                  {overridden.has(variable.key) && <span class="badge">Overridden here</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 }
@@ -107,15 +126,7 @@ export function VariablesSection({ organizationId, scope, ancestors, headingLeve
               <tbody>
                 {rows.map((variable) => (
                   <tr key={variable.id}>
-                    <th scope="row">
-                      <KeyCell variable={variable} />
-                    </th>
-                    <td>
-                      <ValueCell variable={variable} />
-                    </td>
-                    <td>
-                      <Flags variable={variable} />
-                    </td>
+                    <VariableCells variable={variable} />
                     {writable && (
                       <td>
                         {variable.bindingId ? (
@@ -156,24 +167,7 @@ export function VariablesSection({ organizationId, scope, ancestors, headingLeve
       {ancestors.length > 0 && (
         <>
           <h3>Inherited</h3>
-          <p class="muted">Set on wider scopes; a key set here overrides them.</p>
-          <div class="table-scroll">
-            <table aria-label={`Variables inherited by ${scope.label}`}>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Delivered</th>
-                  <th scope="col">Comes from</th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...ancestors].reverse().map((ancestor) => (
-                  <InheritedRows key={`${ancestor.scope}:${ancestor.id}`} from={ancestor} overridden={ownKeys} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <InheritedVariables scope={scope} ancestors={ancestors} overridden={ownKeys} />
         </>
       )}
       {deleting && (

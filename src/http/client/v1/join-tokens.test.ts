@@ -10,6 +10,7 @@ import { hashToken } from '../../../auth/token.ts';
 import { generateDaemonKeyPair } from '../../../crypto/index.ts';
 import { joinToken, server } from '../../../db/schema/index.ts';
 import { ENROLL_ADDRESS_POLICY } from '../../../domain/servers/enroll.ts';
+import { INSTALL_SCRIPT_SHA256 } from '../../../ops/install-script.ts';
 import { clientAs } from '../../../../test/client.ts';
 import { BEHIND_LOCAL_PROXY, createTestApp, type TestApp } from '../../../../test/harness.ts';
 import { addMember, createOwner, tokenFor } from '../../../../test/identity.ts';
@@ -42,7 +43,10 @@ describe('join tokens', () => {
     const created = await create();
     expect(created.token).toMatch(/^pnj_[A-Za-z0-9_-]{43}$/);
     const url = t.config.publicUrl.replace(/\/$/, '');
-    expect(created.command).toBe(`curl -fsSL ${url}/api/daemon/v1/install.sh | sudo bash -s -- --daemon ${url} --token ${created.token}`);
+    expect(created.command).toBe(
+      `curl -fsSL ${url}/api/daemon/v1/install.sh -o panel-install.sh && echo '${INSTALL_SCRIPT_SHA256}  panel-install.sh' | sha256sum -c` +
+        ` && sudo bash panel-install.sh --daemon ${url} --token ${created.token}`,
+    );
     expect(created.joinCommand).toBe(`panel daemon join ${url} --token ${created.token}`);
     expect(created.state).toBe('active');
     expect(new Date(created.expiresAt).getTime() - t.clock.now().getTime()).toBe(3_600_000);

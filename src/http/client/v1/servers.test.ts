@@ -87,6 +87,33 @@ describe('servers', () => {
     }
   });
 
+  test('a server whose containers were all removed (destroyed) can be deleted: their rows go with it; a live one still blocks', async () => {
+    const { t, owner, tree, addServer } = setup();
+    const serverId = addServer('retired');
+    const placed = (containerName: string, ordinal: number, state: { status: 'exited' | 'running' | 'pending'; containerId: string | null }) =>
+      t.db.insert(container).values({ serviceId: tree.serviceId, serverId, containerName, composeServiceName: 'web', ordinal, ...state }).returning().get().id;
+    const destroyed = placed('destroyed', 1, { status: 'exited', containerId: null });
+    const live = placed('stopped', 2, { status: 'exited', containerId: 'c0ffee' });
+
+    // A stopped container still exists on the server: the refusal says what to do, and nothing changes.
+    const refused = await owner('DELETE', `/servers/${serverId}`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe('has_dependents');
+    expect(refused.json.error.message).toBe('server still has containers (stopped ones too: destroy the deployments that placed them); remove them first');
+    expect(rawRow(t, 'container', destroyed)).not.toBeNull();
+
+    // Waiting for a deploy's first report is not removed either.
+    t.db.update(container).set({ status: 'pending', containerId: null }).where(eq(container.id, live)).run();
+    expect((await owner('DELETE', `/servers/${serverId}`)).status).toBe(409);
+
+    t.db.update(container).set({ status: 'running', containerId: null }).where(eq(container.id, live)).run(); // destroyed while running
+    expect((await owner('DELETE', `/servers/${serverId}`)).status).toBe(204);
+    expect(rawRow(t, 'server', serverId)).toBeNull();
+    expect([rawRow(t, 'container', destroyed), rawRow(t, 'container', live)]).toEqual([null, null]);
+    // The project's other rows are untouched.
+    expect(rawRow(t, 'service', tree.serviceId)).not.toBeNull();
+  });
+
   test('deleting a server cascades its variables and markers and clears deployment references', async () => {
     const { t, owner, tree, organizationId, addServer } = setup();
     const serverId = addServer('doomed');

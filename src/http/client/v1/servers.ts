@@ -53,7 +53,7 @@ export const serverRoutes = (deps: AppDeps) => {
     remove: {
       run: (actor, id) => deleteServer(ctx, actor, id),
       errors: ['has_dependents'],
-      summary: 'Delete a server (409 has_dependents while work is pinned to or running on it); it leaves every fabric peer list',
+      summary: 'Delete a server, with the rows of containers destroyed on it (409 has_dependents while work is pinned to it or containers, even stopped, exist on it); it leaves every fabric peer list',
     },
     }),
   );

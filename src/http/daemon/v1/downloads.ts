@@ -11,9 +11,9 @@
  */
 import { Elysia } from 'elysia';
 import * as v from 'valibot';
-import installScript from '../../../../install.sh' with { type: 'text' };
 import remoteDaemonUnit from '../../../../deploy/systemd/panel-daemon-remote.service' with { type: 'text' };
 import type { AppDeps } from '../../../deps.ts';
+import { INSTALL_SCRIPT } from '../../../ops/install-script.ts';
 import { acceptJoinToken } from '../../../domain/servers/enroll.ts';
 import { DomainError, validationFailed } from '../../../lib/errors.ts';
 import { bearerOf } from '../../plugins/guard.ts';
@@ -35,7 +35,7 @@ export const downloadRoutes = (deps: AppDeps) => {
   };
   // Mounted inside the daemon surface, which adds /api/daemon/v1.
   return new Elysia({ detail: { tags: ['daemon'] } })
-    .get('/install.sh', () => text(installScript, 'text/x-shellscript'), {
+    .get('/install.sh', () => text(INSTALL_SCRIPT, 'text/x-shellscript'), {
       detail: { summary: 'install.sh, whose --daemon mode downloads this executable, checks its SHA-256, installs the daemon unit and joins' },
     })
     .get('/panel-daemon.service', () => text(remoteDaemonUnit, 'text/plain'), {
