@@ -10,7 +10,9 @@ import { assignClientAddress } from './http/plugins/client-address.ts';
 import { applySecurityHeaders } from './http/plugins/security-headers.ts';
 import { referenceRoutes } from './http/reference.ts';
 import { daemonSurfaces, surfaces } from './http/surfaces.ts';
-import type { AppDeps } from './deps.ts';
+import { backupMaker } from './ops/backups.ts';
+import { diskFullMonitor } from './ops/disk-full.ts';
+import type { AppDeps, ServingDeps } from './deps.ts';
 
 /**
  * Builds one server instance. `panel serve` builds two from this factory (TCP and the daemon
@@ -18,8 +20,13 @@ import type { AppDeps } from './deps.ts';
  * unix-socket instance is the local daemon slot: health, the API description and the daemon
  * surfaces only, which also keeps it cheap to build at start.
  */
-export function buildApp(deps: AppDeps) {
-  const { config, logger } = deps;
+export function buildApp(given: AppDeps) {
+  const { config, logger } = given;
+  // Filled in on the given object, not a copy: routes read deps when they run, and tests swap a
+  // part (the executable, the local daemon's status) after building the app.
+  given.diskFull ??= diskFullMonitor(config.dataDir, logger);
+  given.backups ??= backupMaker(config, given.clock);
+  const deps = given as ServingDeps;
   let openApiDocument: { routes: number; document: ReturnType<typeof buildOpenApiDocument> } | undefined;
   const started = new WeakMap<Request, number>();
   const checkBody = bodyChecker(() => app.routes);
@@ -45,7 +52,7 @@ export function buildApp(deps: AppDeps) {
       const requestId = requestIdOf(request);
       // A body the parser refused failed Elysia's validation on a marker: answer the real refusal.
       const refusal = code === 'VALIDATION' ? bodyRefusalOf(request) : undefined;
-      const { status, headers, body } = toErrorResponse(refusal ?? error, code, requestId, logger);
+      const { status, headers, body } = toErrorResponse(refusal ?? error, code, requestId, logger, deps.diskFull);
       set.status = status;
       Object.assign(set.headers, headers);
       set.headers['x-request-id'] = requestId;

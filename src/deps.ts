@@ -11,6 +11,8 @@ import type { Db } from './db/client.ts';
 import type { SupervisedStatus } from './domain/servers/this-machine.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
+import type { BackupMaker } from './ops/backups.ts';
+import type { DiskFullMonitor } from './ops/disk-full.ts';
 import type { SelfExecutable } from './ops/executable.ts';
 
 /** Everything the server needs, passed in: tests build their own, nothing is a module singleton. */
@@ -29,4 +31,10 @@ export interface AppDeps {
   executable?: SelfExecutable;
   /** Which listener this instance serves: the unix socket is the local daemon slot. Default tcp. */
   listener?: Listener;
+  /** Shared by both listeners of `panel serve`; each app makes its own when not given (tests). */
+  diskFull?: DiskFullMonitor;
+  backups?: BackupMaker;
 }
+
+/** AppDeps with the operational parts filled in (buildApp does). */
+export type ServingDeps = AppDeps & Required<Pick<AppDeps, 'diskFull' | 'backups'>>;

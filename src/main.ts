@@ -1,18 +1,14 @@
 #!/usr/bin/env bun
 import { resolve } from 'node:path';
-import { composeConfigCommand } from './compose/cli.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
-import { daemonCommand } from './daemon/agent/cli.ts';
 import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
-import { createDb } from './db/client.ts';
-import { countSealedByKeyId, formatKeyIdCounts, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
-import { allowNewLocalDaemonKey } from './domain/servers/local-key.ts';
-import { DomainError } from './lib/errors.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
-import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
-import { backupDatabase, OperationError, restoreDatabase } from './ops/backup.ts';
-import { openMigratedDatabase, serve, StartupError } from './server.ts';
 import { PANEL_VERSION } from './version.ts';
+
+// Each command imports what it needs when it runs: in the executable every module imported here
+// is evaluated at start, and `panel compose config` or `panel daemon` (the agent, a long-lived
+// process) would load the whole server (HTTP routes, database, console) for nothing
+// (docs/PERFORMANCE.md).
 
 const USAGE = `panel ${PANEL_VERSION} — self-hosted deployment control plane
 
@@ -25,6 +21,7 @@ usage:
   panel daemon run [--local]        run the agent (--local: the control plane's unix socket)
   panel backup <file>               online, consistent copy of the database (safe while serving)
   panel restore <file>              check a backup and put it in place (Panel must be stopped)
+  panel check                       full integrity check of the database (read-only; safe while serving)
   panel secrets status              stored secrets per key id, and whether the key ring opens them
   panel local-daemon reset-key      let the local daemon's next connection replace its pinned key
   panel version                     print the version
@@ -44,6 +41,7 @@ const commands: Record<string, Command> = {
     // The database, its WAL and the socket hold sealed secrets and session hashes: owner only.
     process.umask(0o077);
     const log = logger();
+    const { serve } = await import('./server.ts');
     const server = await serve(config(), log, { selfCommand: SELF_COMMAND });
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
@@ -59,6 +57,7 @@ const commands: Record<string, Command> = {
   },
   async migrate(_args, config, logger) {
     process.umask(0o077);
+    const { openMigratedDatabase } = await import('./server.ts');
     openMigratedDatabase(config(), logger()).close();
     return 0;
   },
@@ -69,6 +68,11 @@ const commands: Record<string, Command> = {
     }
     const current = config();
     const keyring = parseKeyRing(current.secrets);
+    const [{ openMigratedDatabase }, { createDb }, { countSealedByKeyId, formatKeyIdCounts, keyIdsMissingFromRing }] = await Promise.all([
+      import('./server.ts'),
+      import('./db/client.ts'),
+      import('./domain/secrets/reencrypt.ts'),
+    ]);
     const sqlite = openMigratedDatabase(current, logger());
     try {
       const counts = countSealedByKeyId(createDb(sqlite));
@@ -84,6 +88,12 @@ const commands: Record<string, Command> = {
       return 2;
     }
     process.umask(0o077);
+    const [{ openMigratedDatabase }, { createDb }, { allowNewLocalDaemonKey }, { DomainError }] = await Promise.all([
+      import('./server.ts'),
+      import('./db/client.ts'),
+      import('./domain/servers/local-key.ts'),
+      import('./lib/errors.ts'),
+    ]);
     const sqlite = openMigratedDatabase(config(), logger());
     try {
       const reset = allowNewLocalDaemonKey(createDb(sqlite), new Date());
@@ -106,8 +116,9 @@ const commands: Record<string, Command> = {
       return 2;
     }
     process.umask(0o077);
-    const { bytes } = backupDatabase(config().databaseFile, resolve(target));
-    process.stdout.write(`backup written to ${resolve(target)} (${bytes} bytes)\n`);
+    const { backupDatabase } = await import('./ops/backup.ts');
+    const { bytes, madeBy } = await backupDatabase(config(), resolve(target));
+    process.stdout.write(`backup written to ${resolve(target)} (${bytes} bytes, made by ${madeBy === 'server' ? 'the running Panel' : 'this process'})\n`);
     return 0;
   },
   async restore(args, config) {
@@ -118,7 +129,8 @@ const commands: Record<string, Command> = {
     }
     process.umask(0o077);
     const current = config();
-    const report = await restoreDatabase(current, parseKeyRing(current.secrets), resolve(source), embeddedMigrations());
+    const [{ restoreDatabase }, { MIGRATIONS }] = await Promise.all([import('./ops/backup.ts'), import('./db/migrations.ts')]);
+    const report = await restoreDatabase(current, parseKeyRing(current.secrets), resolve(source), MIGRATIONS);
     process.stdout.write(`restored ${resolve(source)} into ${current.databaseFile}\n`);
     const unopenable = Object.entries(report.unopenable);
     if (unopenable.length === 0) return 0;
@@ -126,12 +138,24 @@ const commands: Record<string, Command> = {
     process.stderr.write(`panel: PANEL_SECRETS cannot open ${detail}; start Panel with the key ring the backup was made under\n`);
     return 1;
   },
+  async check(args, config) {
+    if (args.length !== 0) {
+      process.stderr.write('usage: panel check\n');
+      return 2;
+    }
+    const { databaseFile, dataDir } = config();
+    const { checkDatabaseFully } = await import('./ops/database-check.ts');
+    process.stdout.write(`${checkDatabaseFully(databaseFile, dataDir)}\n`);
+    return 0;
+  },
   async compose(args) {
     // Pure: needs no configuration, data dir or key ring.
+    const { composeConfigCommand } = await import('./compose/cli.ts');
     return composeConfigCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async daemon(args) {
     // The agent reads its own state dir and flags; it needs no control-plane configuration.
+    const { daemonCommand } = await import('./daemon/agent/cli.ts');
     return daemonCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async version() {
@@ -156,6 +180,13 @@ function takeLogLevelFlag(argv: string[]): string[] {
   return rest;
 }
 
+/** The refusal meant for the operator, said in one line, or undefined; their modules load only once something failed. */
+async function oneLineRefusal(error: unknown): Promise<Error | undefined> {
+  if (error instanceof ConfigError || error instanceof KeyRingError) return error;
+  const [{ StartupError }, { OperationError }, { DatabaseRefusal }] = await Promise.all([import('./server.ts'), import('./ops/backup.ts'), import('./ops/database-check.ts')]);
+  return error instanceof StartupError || error instanceof OperationError || error instanceof DatabaseRefusal ? error : undefined;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name = 'help', ...args] = takeLogLevelFlag(argv);
   const command = commands[name === '--help' || name === '-h' ? 'help' : name];
@@ -169,11 +200,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command(args, getConfig, getLogger);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof StartupError || error instanceof KeyRingError || error instanceof OperationError) {
-      process.stderr.write(`panel: ${error.message}\n`);
-      return error instanceof ConfigError ? 2 : 1;
-    }
-    throw error;
+    const refusal = await oneLineRefusal(error);
+    if (!refusal) throw error;
+    process.stderr.write(`panel: ${refusal.message}\n`);
+    return refusal instanceof ConfigError ? 2 : 1;
   }
 }
 

@@ -13,9 +13,12 @@ import { PASSED_ENVIRONMENT } from './daemon/agent/docker-cli.ts';
 import { LocalDaemonSupervisor } from './daemon/local-supervisor.ts';
 import { observabilityOptionsOf } from './daemon/hub/observability.ts';
 import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
-import { embeddedMigrations } from './db/migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from './db/migrations.ts';
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
 import { announceInstall } from './domain/identity/install.ts';
+import { backupMaker } from './ops/backups.ts';
+import { diskFullMonitor } from './ops/disk-full.ts';
+import { DatabaseRefusal, isDamageError, openCheckedDatabase, restoreAdvice, writeInstallMarker } from './ops/database-check.ts';
 import { systemClock } from './lib/clock.ts';
 import { selfExecutable } from './ops/executable.ts';
 import type { Logger } from './lib/logger.ts';
@@ -32,16 +35,28 @@ export class StartupError extends Error {
   override name = 'StartupError';
 }
 
-/** Opens (and migrates) the database of a data dir; used by `serve` and `migrate`. */
+/**
+ * Opens (and migrates) the database of a data dir; used by `serve`, `migrate` and the commands
+ * that read it. A damaged database, or a missing or empty one where the data dir shows a previous
+ * install, is refused with one line (src/ops/database-check.ts); once migrated, the data dir is
+ * marked as installed.
+ */
 export function openMigratedDatabase(config: Config, logger: Logger): Database {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const sqlite = openDatabase(config.databaseFile);
+  let sqlite: Database;
   try {
-    const applied = migrate(sqlite, embeddedMigrations());
+    sqlite = openCheckedDatabase(config.databaseFile, config.dataDir, openDatabase);
+  } catch (error) {
+    if (error instanceof DatabaseRefusal) throw new StartupError(error.message);
+    throw error;
+  }
+  try {
+    const applied = migrate(sqlite, MIGRATIONS);
     if (applied > 0) logger.info('database migrated', { applied, file: config.databaseFile });
+    writeInstallMarker(config.dataDir);
   } catch (error) {
     sqlite.close();
-    throw new StartupError((error as Error).message);
+    throw new StartupError(isDamageError(error) ? `${config.databaseFile} is damaged (SQLite says: ${(error as Error).message}); ${restoreAdvice(config.dataDir)}` : (error as Error).message);
   }
   return sqlite;
 }
@@ -73,7 +88,9 @@ export async function serve(config: Config, logger: Logger, options: ServeOption
   const hub = new DaemonHub({ db, clock: systemClock, logger, localCredential, observe: observabilityOptionsOf(config, keyring) });
   const localDaemon = config.localDaemon === 'auto' && options.selfCommand ? localDaemonSupervisor(config, logger, options.selfCommand) : undefined;
   const executable = options.selfCommand ? selfExecutable(options.selfCommand, config.dataDir, logger) : undefined;
-  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon, executable };
+  // One disk-full state and one backup queue for both listeners.
+  const operations = { diskFull: diskFullMonitor(config.dataDir, logger), backups: backupMaker(config, systemClock) };
+  const deps: AppDeps = { config, sqlite, db, keyring, clock: systemClock, logger, hub, localDaemon, executable, ...operations };
   try {
     assertKeyRingOpensEverything(deps.db, keyring);
   } catch (error) {

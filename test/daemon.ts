@@ -14,6 +14,9 @@ import type { Frame, HelloFrame } from '../src/contract/daemon-protocol.ts';
 import { server } from '../src/db/schema/index.ts';
 import type { TestApp } from './harness.ts';
 
+/** Resolves after the current event-loop turn: the hub writes disconnects then (DaemonHub.flushDisconnects). */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class FakeSocket implements HubSocket {
   readonly sent: string[] = [];
   closedWith: { code?: number; reason?: string } | null = null;

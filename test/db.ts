@@ -6,13 +6,13 @@
 import type { Database } from 'bun:sqlite';
 import { openDatabase } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { embeddedMigrations } from '../src/db/migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from '../src/db/migrations.ts';
 import { newId } from '../src/lib/ids.ts';
 
 /** A new in-memory database with every embedded migration applied (foreign keys on). */
 export function openMigratedDatabase(): Database {
   const sqlite = openDatabase(':memory:');
-  migrate(sqlite, embeddedMigrations());
+  migrate(sqlite, MIGRATIONS);
   return sqlite;
 }
 

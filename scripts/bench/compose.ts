@@ -10,19 +10,26 @@
  *
  * Then `docker compose config` (Compose v2) reads the same compiled document in the same
  * run, and the ratio of the two medians is printed (skipped, with the reason, without a binary).
+ *
+ * Last, whole processes as a user runs them: the built `panel compose config base.yaml` beside
+ * `docker compose -f base.yaml config` on the same 50- and 500-service files, interleaved, median
+ * and range of several runs (goal, issue 20: Panel faster at both sizes). A built executable may
+ * be given: `bun scripts/bench/compose.ts path/to/panel`; otherwise one is built.
  * Nothing is asserted; it prints. Tests never time (ARCHITECTURE.md §7).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CompileInput, compile } from '../../src/compose/compile.ts';
-import { findComposeBinary, runComposeConfig } from '../../src/compose/compose-binary.ts';
+import { findComposeBinary, runCommand, runComposeConfig } from '../../src/compose/compose-binary.ts';
 import type { JsonObject } from '../../src/compose/values.ts';
 import { resolveVariables, type ServiceScopeChain, type VariableRow } from '../../src/compose/variables.ts';
 
 const SERVICES = 500;
 const COMPILE_RUNS = 25;
 const COMPOSE_RUNS = 3;
+const PROCESS_RUNS = 7;
+const PROCESS_SIZES = [50, 500];
 const TARGET_MS = 50;
 
 const id = (group: number, n: number) => `01940000-0000-7000-8${String(group).padStart(3, '0')}-${String(n).padStart(12, '0')}`;
@@ -38,7 +45,7 @@ const keyOf = (i: number) => (i === 0 ? 'db' : `svc${String(i).padStart(3, '0')}
 const builds = (i: number) => i % 5 === 1;
 const isWeb = (i: number) => i % 4 === 0 && i > 0;
 
-function baseDocument(): JsonObject {
+function baseDocument(count = SERVICES): JsonObject {
   const services: JsonObject = {
     db: {
       image: 'postgres:17',
@@ -47,7 +54,7 @@ function baseDocument(): JsonObject {
       volumes: ['pgdata:/var/lib/postgresql/data'],
     },
   };
-  for (let i = 1; i < SERVICES; i++) {
+  for (let i = 1; i < count; i++) {
     const service: JsonObject = {
       image: `ghcr.io/acme/app-${i % 17}:1.${i % 9}.0`,
       command: ['node', `service-${i}.js`],
@@ -165,7 +172,38 @@ if (!lookup.found) {
     const composeMedian = median(composeTimings);
     console.log(`${lookup.binary.command.join(' ')} ${lookup.binary.version} config -q on the same document, median of ${COMPOSE_RUNS}: ${ms(composeMedian)}`);
     console.log(`ratio: compose config takes ${(composeMedian / compileMedian).toFixed(1)}x the time of our compile`);
+    await wholeProcesses(lookup.binary.command, dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `panel compose config` and `docker compose config` as whole processes on the same files. */
+async function wholeProcesses(compose: string[], dir: string): Promise<void> {
+  let panel = process.argv[2];
+  if (!panel) {
+    panel = join(dir, 'panel');
+    const built = Bun.spawnSync([process.execPath, join(import.meta.dir, '..', 'build.ts'), panel], { stdout: 'ignore', stderr: 'inherit' });
+    if (built.exitCode !== 0) throw new Error('build failed');
+  }
+  const spread = (values: number[]) => `${ms(median(values))} (${values.length} runs, ${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
+  console.log(`\nwhole processes, ${panel}:`);
+  for (const size of PROCESS_SIZES) {
+    const file = join(dir, `base-${size}.yaml`);
+    writeFileSync(file, Bun.YAML.stringify(baseDocument(size), null, 2));
+    const commands = { panel: [panel, 'compose', 'config', file], compose: [...compose, '-f', file, 'config'] };
+    const timings: Record<keyof typeof commands, number[]> = { panel: [], compose: [] };
+    for (let run = 0; run <= PROCESS_RUNS; run++) {
+      for (const name of ['panel', 'compose'] as const) {
+        const start = Bun.nanoseconds();
+        const output = await runCommand(commands[name], { cwd: dir });
+        const elapsed = (Bun.nanoseconds() - start) / 1e6;
+        if (output.exitCode !== 0) throw new Error(`${name} refused base-${size}.yaml: ${output.stderr.slice(0, 2000)}`);
+        if (run > 0) timings[name].push(elapsed); // run 0 warms the page cache
+      }
+    }
+    const ratio = median(timings.panel) / median(timings.compose);
+    console.log(`  ${String(size).padStart(3)} services: panel compose config ${spread(timings.panel)}; docker compose config ${spread(timings.compose)}`);
+    console.log(`               panel / docker compose = ${ratio.toFixed(2)}x (goal < 1: ${ratio < 1 ? 'met' : 'NOT met'})`);
   }
 }

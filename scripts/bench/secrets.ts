@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb, openDatabase } from '../../src/db/client.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { embeddedMigrations } from '../../src/db/migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from '../../src/db/migrations.ts';
 import { organization, variable } from '../../src/db/schema/index.ts';
 import { reencryptAll } from '../../src/domain/secrets/reencrypt.ts';
 import { newId } from '../../src/lib/ids.ts';
@@ -106,7 +106,7 @@ console.log(`\nre-encrypt ${format(RESEAL_COUNT)} stored secrets in SQLite (reen
 
 const dbDir = mkdtempSync(join(tmpdir(), 'panel-bench-secrets-'));
 const sqlite = openDatabase(join(dbDir, 'bench.db'));
-migrate(sqlite, embeddedMigrations());
+migrate(sqlite, MIGRATIONS);
 const db = createDb(sqlite);
 const organizationId = db.insert(organization).values({ name: 'Bench' }).returning().get().id;
 db.transaction((tx) => {

@@ -14,16 +14,19 @@
  *   make it multi-factor by itself), `discouraged` when it is the second factor after a password
  *   or an external provider, `preferred` at registration.
  */
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+
+/**
+ * The library is loaded on the first passkey ceremony, not at start: with its certificate and
+ * ASN.1 dependencies it was a fifth of Panel's start-up time and several MB of idle memory that
+ * most processes never use (docs/PERFORMANCE.md).
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 export type { AuthenticationResponseJSON, RegistrationResponseJSON };
 
@@ -75,11 +78,12 @@ const descriptorOf = (credential: Pick<StoredCredential, 'credentialId' | 'trans
   ...(credential.transports && credential.transports.length > 0 ? { transports: credential.transports } : {}),
 });
 
-export function registrationOptions(
+export async function registrationOptions(
   rp: RelyingParty,
   user: { id: string; email: string; displayName: string | null },
   existing: readonly Pick<StoredCredential, 'credentialId' | 'transports'>[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -101,6 +105,7 @@ export async function checkRegistration(
   response: RegistrationResponseJSON,
   expectedChallenge: string,
 ): Promise<RegisteredCredential | null> {
+  const { verifyRegistrationResponse } = await webauthn();
   try {
     const result = await verifyRegistrationResponse({
       response,
@@ -132,11 +137,12 @@ export async function checkRegistration(
 export type UserVerification = 'required' | 'discouraged';
 
 /** Options for navigator.credentials.get(); no `allow` list asks for a discoverable credential. */
-export function authenticationOptions(
+export async function authenticationOptions(
   rp: RelyingParty,
   allow: readonly Pick<StoredCredential, 'credentialId' | 'transports'>[] | null,
   userVerification: UserVerification,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await webauthn();
   return generateAuthenticationOptions({
     rpID: rp.id,
     timeout: CEREMONY_TIMEOUT_MS,
@@ -163,6 +169,7 @@ export async function checkAuthentication(
   userVerification: UserVerification,
 ): Promise<CheckedAssertion | null> {
   if (response.id !== stored.credentialId) return null;
+  const { verifyAuthenticationResponse } = await webauthn();
   try {
     const result = await verifyAuthenticationResponse({
       response,

@@ -24,7 +24,7 @@
  * as stringifyComposeModel's output but is about a hundred times faster on large projects.
  */
 import type { FabricNetwork } from '../contract/fabric.ts';
-import { validationFailed } from '../lib/errors.ts';
+import { DomainError, validationFailed } from '../lib/errors.ts';
 import { writeComposeYaml } from './compose-yaml.ts';
 import { composeServiceOf, servicesOnServer } from './instances.ts';
 import { injectVariables, planSecrets, type CompiledSecret } from './inject-variables.ts';
@@ -84,6 +84,19 @@ export interface CompileInput {
   policy: StoredPolicy;
   /** The container range and subnets, when the fabric is on (a network spanning servers needs it). */
   fabric?: FabricAllocation;
+  /** Ports tcp/udp hostings publish, by Compose service key (domain/ingress/host-ports.ts). */
+  hostingPorts?: Readonly<Record<string, readonly HostingPublish[]>>;
+}
+
+/** A port a tcp/udp hosting publishes on every server its service runs on, at its bind scope's address there. */
+export interface HostingPublish {
+  published: number;
+  target: number;
+  protocol: 'tcp' | 'udp';
+  /** The address on `serverId` (null: every address); throws the 422 when the server has none. */
+  addressOn: (serverId: string) => string | null;
+  /** The hosting, for messages. */
+  hosting: string;
 }
 
 /** A container row deploy pre-allocates (status pending). */
@@ -208,6 +221,7 @@ function compileServer(input: CompileInput, target: ServerTarget, warnings: stri
           : customContainerName({ project, composeServiceName: key, ordinal, instances: total, authored: authoredName });
       service.container_name = containerName;
       overlayNetworks.compileService(service, key, ordinal, serverId, warnings);
+      publishHostingPorts(service, key, input.hostingPorts?.[key] ?? [], local.length, serverId, target.serverName);
       const dropped = applyPlatformLabels(service, {
         organizationId: input.organizationId,
         projectId: input.projectId,
@@ -230,6 +244,25 @@ function compileServer(input: CompileInput, target: ServerTarget, warnings: stri
   if (Object.keys(topSecrets).length > 0) model.secrets = topSecrets;
   model['x-panel'] = { placement: { server_id: serverId } };
   return { serverId, yaml: writeComposeYaml(model), model, secrets: secretPlan.secrets, containers, fabric: overlayNetworks.networksOn(serverId, merged) };
+}
+
+/**
+ * Appends what tcp/udp hostings publish to the service's `ports`. One host port takes one
+ * container: a service with several replicas on one server cannot publish it.
+ */
+function publishHostingPorts(service: JsonObject, key: string, ports: readonly HostingPublish[], replicasHere: number, serverId: string, serverName: string): void {
+  if (ports.length === 0) return;
+  if (replicasHere > 1) {
+    throw new DomainError('host_port_conflict', `services.${key} runs ${replicasHere} replicas on server ${serverName}, and ${ports[0]!.hosting} publishes one host port: place them on distinct servers or publish a port range`, `services.${key}`);
+  }
+  const authored = Array.isArray(service.ports) ? service.ports : [];
+  service.ports = [
+    ...authored,
+    ...ports.map((port) => {
+      const address = port.addressOn(serverId);
+      return { target: port.target, published: String(port.published), protocol: port.protocol, ...(address === null ? {} : { host_ip: address }) };
+    }),
+  ];
 }
 
 /** Applies and removes the service's `x-panel`. */

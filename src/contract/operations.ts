@@ -7,7 +7,8 @@ export const Readiness = v.object({
   status: v.picklist(['ready', 'not_ready']),
   version: v.string(),
   database: v.object({
-    status: v.picklist(['ok', 'busy', 'unavailable']),
+    /** `disk_full`: writes are refused because the data directory's disk is full. */
+    status: v.picklist(['ok', 'busy', 'unavailable', 'disk_full']),
     /** The SQLite result code when the check failed (e.g. SQLITE_READONLY). */
     code: v.optional(v.string()),
   }),
@@ -34,4 +35,11 @@ export const LocalKeyReset = v.object({
   serverId: v.string(),
   pinnedKeyId: v.pipe(v.nullable(v.string()), v.description('the key pinned now; the next local daemon hello may replace it')),
   resetAt: v.string(),
+});
+
+/** POST /api/admin/v1/backups. */
+export const Backup = v.object({
+  name: v.pipe(v.string(), v.description('the file name inside <data dir>/backups/')),
+  bytes: v.number(),
+  createdAt: v.string(),
 });

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { ListQuery, refuseArrays, strict, Text, Timestamp, Timestamps, Uuid } from './common.ts';
 import { serverFlags, serverStatuses } from './enums.ts';
-import { Datacenter, FabricEndpoint } from './fabric.ts';
+import { CandidateAddress, Datacenter, FabricEndpoint } from './fabric.ts';
 
 /** A server label key (what `node.labels.<key>` constraints and spread preferences match; tags stay tags): letters, digits, `.`, `_`, `-`, starting with a letter or digit; at most 63. */
 export const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -28,6 +28,8 @@ export const ServerUpdate = strict({
   fabricEndpoint: v.optional(v.nullable(FabricEndpoint)),
   /** Servers naming the same datacenter reach each other over the fabric at their private addresses. */
   datacenter: v.optional(v.nullable(Datacenter)),
+  /** The server's address on its private (datacenter) network: tcp/udp hostings with bind `datacenter` publish there. */
+  privateAddress: v.optional(v.nullable(CandidateAddress)),
 });
 export type ServerUpdate = v.InferInput<typeof ServerUpdate>;
 export const ServerListQuery = v.object({ organizationId: Uuid, ...ListQuery });
@@ -56,6 +58,8 @@ export const Server = v.object({
   fabricEndpoint: v.nullable(v.string()),
   /** Set by an admin: servers in one datacenter prefer each other's private addresses. */
   datacenter: v.nullable(v.string()),
+  /** Set by an admin: where tcp/udp hostings with bind `datacenter` publish on this server. */
+  privateAddress: v.nullable(v.string()),
   ...Timestamps,
 });
 export type Server = v.InferOutput<typeof Server>;

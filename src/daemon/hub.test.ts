@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { server } from '../db/schema/index.ts';
-import { enrolledServer, FakeSocket, helloFrame } from '../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, nextTurn } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
 import { HUB_FEATURES, type HubClaim, type HubConnection } from './hub.ts';
@@ -91,7 +91,7 @@ describe('hello', () => {
     expect(serverRow(t, twin.id).machineId).toBe(twin.machineId);
   });
 
-  test('anything before hello is refused with 4002; a second hello too', () => {
+  test('anything before hello is refused with 4002; a second hello too', async () => {
     const { t, node, tcp } = setup();
     const early = connect(t, tcp());
     send(t, early.connection, { type: 'pong', ts: 1 });
@@ -100,6 +100,7 @@ describe('hello', () => {
     const twice = connect(t, tcp(), hello);
     send(t, twice.connection, hello);
     expect(twice.socket.closedWith?.code).toBe(CLOSE_CODES.unexpectedFrame);
+    await nextTurn();
     expect(serverRow(t, node.id).status).toBe('disconnected');
   });
 
@@ -160,16 +161,37 @@ describe('heartbeats', () => {
     expect(row.lastSeenAt?.getTime()).toBe(t.clock.now().getTime());
   });
 
-  test('a closed socket marks its server disconnected; stop() closes every connection with 1001', () => {
+  test('a closed socket marks its server disconnected; stop() closes every connection with 1001', async () => {
     const { t, owner, node, tcp } = setup();
     const { connection } = connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId }));
     t.hub.closed(connection, 1006, '');
+    expect(t.hub.isConnected(node.id)).toBe(false);
+    await nextTurn();
     expect(serverRow(t, node.id).status).toBe('disconnected');
     const other = enrolledServer(t, owner.organizationId);
     const live = connect(t, tcp(other.id), helloFrame({ machineId: other.machineId }));
     t.hub.stop();
     expect(live.socket.closedWith?.code).toBe(CLOSE_CODES.goingAway);
     expect(serverRow(t, other.id).status).toBe('disconnected');
+  });
+
+  test('many closes at once are written in batches after the turn; a server back meanwhile stays connected', async () => {
+    const { t, owner, node, tcp } = setup();
+    const others = Array.from({ length: 3 }, () => enrolledServer(t, owner.organizationId));
+    const hello = (server: { id: string; machineId: string }) => helloFrame({ serverId: server.id, machineId: server.machineId });
+    const first = connect(t, tcp(), hello(node));
+    const dropped = others.map((other) => connect(t, tcp(other.id), hello(other)));
+    t.hub.closed(first.connection, 1006, '');
+    for (const { connection } of dropped) t.hub.closed(connection, 1006, '');
+    // The daemon of `node` is back before the write: its record must stay connected.
+    connect(t, tcp(), hello(node));
+    expect(serverRow(t, others[0]!.id).status).toBe('connected'); // not written during the closing turn
+    t.hub.flushDisconnects(2); // a batch of two; the rest follows on the next turn
+    expect(others.map((other) => serverRow(t, other.id).status)).toEqual(['disconnected', 'connected', 'connected']);
+    await nextTurn();
+    expect(others.map((other) => serverRow(t, other.id).status)).toEqual(['disconnected', 'disconnected', 'disconnected']);
+    expect(serverRow(t, node.id).status).toBe('connected');
+    expect(t.hub.isConnected(node.id)).toBe(true);
   });
 });
 

@@ -63,6 +63,9 @@ import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, ty
 /** The observability frames this hub takes (announced in the welcome). */
 export const HUB_FEATURES: ObservabilityFeature[] = ['output', 'logs', 'metrics'];
 
+/** Disconnects written in one transaction at most; the rest wait for the next event-loop turn. */
+const DISCONNECT_BATCH = 500;
+
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
 export interface HubSocket {
   send(text: string): unknown;
@@ -127,6 +130,9 @@ export class DaemonHub {
   private readonly idleTimeoutMs: number;
   private readonly tickIntervalMs: number;
   private readonly expirySweepIntervalMs: number;
+  /** Servers whose connection closed, with when: written in batches by flushDisconnects. */
+  private readonly closedServers = new Map<string, Date>();
+  private flushScheduled = false;
   private nextConnectionId = 1;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private interval: ReturnType<typeof setInterval> | null = null;
@@ -428,6 +434,7 @@ export class DaemonHub {
       }
     }
     touchLastSeen(this.options.db, seen, new Date(now));
+    this.flushDisconnects(Number.POSITIVE_INFINITY);
     if (now - this.lastSweepAt >= this.expirySweepIntervalMs) {
       this.lastSweepAt = now;
       expireCommands(this.outcomes);
@@ -454,7 +461,42 @@ export class DaemonHub {
     if (this.interval) clearInterval(this.interval);
     this.interval = null;
     for (const connection of [...this.connections]) this.terminate(connection, CLOSE_CODES.goingAway, 'control plane stopping');
+    this.flushDisconnects(Number.POSITIVE_INFINITY);
     this.observe.stop();
+  }
+
+  /**
+   * Writes the disconnects of the closes so far, at most `limit` in one transaction, and leaves
+   * the rest for the next event-loop turn. Runs after the turn that closed them (and from tick
+   * and stop). A write per close in the close callback stalled the server for seconds when
+   * thousands of daemons dropped at once (their network, a restart on their side); a batch is
+   * one commit, and requests are served between batches. A server that reconnected meanwhile
+   * stays connected. A failed write is kept and tried again.
+   */
+  flushDisconnects(limit = DISCONNECT_BATCH): void {
+    this.flushScheduled = false;
+    const batch = [...this.closedServers].slice(0, limit);
+    for (const [serverId] of batch) this.closedServers.delete(serverId);
+    try {
+      const rows = this.options.db.transaction((tx) =>
+        batch.flatMap(([serverId, at]) => (this.byServer.has(serverId) ? [] : (markDisconnected(tx, serverId, at) ?? []))),
+      );
+      for (const row of rows) {
+        this.notifier.server(row);
+        this.observe.serverChanged(row, false);
+      }
+    } catch (error) {
+      for (const [serverId, at] of batch) if (!this.closedServers.has(serverId)) this.closedServers.set(serverId, at);
+      this.options.logger.error('recording disconnected daemons failed; tried again on the next tick', { servers: batch.length, error: (error as Error).message });
+      return;
+    }
+    if (this.closedServers.size > 0) this.scheduleDisconnects();
+  }
+
+  private scheduleDisconnects(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flushDisconnects());
   }
 
   private send(connection: HubConnection, frame: Frame): void {
@@ -472,17 +514,14 @@ export class DaemonHub {
     this.forget(connection);
   }
 
-  /** Drops the connection; its server becomes disconnected unless a newer connection took over. */
+  /** Drops the connection; its server becomes disconnected (flushDisconnects) unless a newer connection took over. */
   private forget(connection: HubConnection): void {
     this.connections.delete(connection);
     const { serverId } = connection;
     if (serverId && this.byServer.get(serverId) === connection) {
       this.byServer.delete(serverId);
-      const row = markDisconnected(this.options.db, serverId, this.options.clock.now());
-      if (row) {
-        this.notifier.server(row);
-        this.observe.serverChanged(row, false);
-      }
+      this.closedServers.set(serverId, this.options.clock.now());
+      this.scheduleDisconnects();
     }
   }
 }

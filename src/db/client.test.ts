@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { insertRow, openMigratedDatabase, updateRow } from '../../test/db.ts';
 import { isUuid } from '../lib/ids.ts';
 import { createDb, openDatabase } from './client.ts';
+import { migrate } from './migrate.ts';
+import { MIGRATIONS } from './migrations.ts';
 import { organization, project, workspace } from './schema/index.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'panel-db-'));
@@ -31,6 +33,41 @@ describe('openDatabase', () => {
     const sqlite = openDatabase(':memory:');
     expect(pragma(sqlite, 'foreign_keys')).toBe(1);
     expect(pragma(sqlite, 'busy_timeout')).toBe(5000);
+    sqlite.close();
+  });
+});
+
+/** Another connection (a worker thread, as another process would) holding the write lock for `ms`. */
+async function holdWriteLock(file: string, ms: number): Promise<Worker> {
+  const source = `
+    import { Database } from 'bun:sqlite';
+    const sqlite = new Database(${JSON.stringify(file)});
+    sqlite.run('BEGIN IMMEDIATE');
+    sqlite.run("INSERT INTO organization (id, name) VALUES ('01a21000-0000-7000-8000-000000000001', 'Other')");
+    postMessage('locked');
+    setTimeout(() => { sqlite.run('COMMIT'); sqlite.close(); postMessage('released'); }, ${ms});
+  `;
+  const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'application/typescript' })));
+  await new Promise((resolve) => (worker.onmessage = resolve));
+  return worker;
+}
+
+describe('createDb', () => {
+  test('a transaction that reads before it writes waits for another connection\'s write lock instead of failing', async () => {
+    const file = join(scratch, 'locked.db');
+    const sqlite = openDatabase(file);
+    migrate(sqlite, MIGRATIONS);
+    const db = createDb(sqlite);
+    const worker = await holdWriteLock(file, 300);
+    // Deferred, the read would start a snapshot and the write would fail at once with SQLITE_BUSY:
+    // SQLite never calls the busy handler to upgrade a read transaction.
+    const created = db.transaction((tx) => {
+      tx.select().from(organization).all();
+      return tx.insert(organization).values({ name: 'Acme' }).returning().get();
+    });
+    expect(created.name).toBe('Acme');
+    expect(sqlite.query('SELECT count(*) AS n FROM organization').get()).toEqual({ n: 2 });
+    worker.terminate();
     sqlite.close();
   });
 });

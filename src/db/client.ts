@@ -32,9 +32,19 @@ export function openDatabase(file: string | ':memory:'): Database {
   return sqlite;
 }
 
-/** The drizzle instance over an open database, typed with the whole schema. */
+/**
+ * The drizzle instance over an open database, typed with the whole schema. Its transactions
+ * begin IMMEDIATE (drizzle's default is DEFERRED): they take the write lock at BEGIN, where the
+ * busy timeout waits out another connection's write (`panel local-daemon reset-key`, a sqlite3
+ * shell). A deferred transaction that reads first would get SQLITE_BUSY at its first write at
+ * once, because SQLite never calls the busy handler to upgrade a read transaction. In one
+ * process with one connection this costs nothing: its transactions are serial anyway.
+ */
 export function createDb(sqlite: Database) {
-  return drizzle({ client: sqlite, schema });
+  const db = drizzle({ client: sqlite, schema });
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((run, config) => transaction(run, { behavior: 'immediate', ...config })) as typeof db.transaction;
+  return db;
 }
 
 export type Db = ReturnType<typeof createDb>;

@@ -2,6 +2,8 @@ import type { ErrorBody } from '../contract/errors.ts';
 import { DomainError } from '../lib/errors.ts';
 import { validationFailure } from './plugins/body-check.ts';
 import type { Logger } from '../lib/logger.ts';
+import { isDiskFull } from '../db/errors.ts';
+import type { DiskFullMonitor } from '../ops/disk-full.ts';
 
 /** Elysia's own error codes, mapped once to the API's stable codes. */
 const FRAMEWORK_ERRORS: Record<string, DomainError> = {
@@ -28,18 +30,25 @@ export function answerFor(error: DomainError, requestId: string): ErrorResponse 
   };
 }
 
+const DISK_FULL = new DomainError('insufficient_storage', "the disk holding Panel's data is full; nothing was written. Try again once space is freed");
+
 /**
  * The one place any thrown error becomes an HTTP answer. Unknown errors are logged with the
- * request id and answered without detail (no stack or message leaks to the client).
+ * request id and answered without detail (no stack or message leaks to the client). A write
+ * refused for lack of disk space is a 507, logged by the monitor once per interval.
  */
-export function toErrorResponse(error: unknown, frameworkCode: string | number | undefined, requestId: string, logger: Logger): ErrorResponse {
+export function toErrorResponse(error: unknown, frameworkCode: string | number | undefined, requestId: string, logger: Logger, diskFull?: DiskFullMonitor): ErrorResponse {
   // Errors thrown while parsing the body reach here wrapped in Elysia's ParseError.
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (frameworkCode === 'PARSE' && cause instanceof DomainError) error = cause;
 
   // Elysia reports the first Standard Schema (valibot) issue as `valueError`.
   if (frameworkCode === 'VALIDATION' && !(error instanceof DomainError)) error = validationFailure((error as { valueError?: Parameters<typeof validationFailure>[0] }).valueError);
-  if (error instanceof DomainError) return answerFor(error, requestId);
+  if (isDiskFull(error)) error = DISK_FULL;
+  if (error instanceof DomainError) {
+    if (error.code === 'insufficient_storage') diskFull?.refused();
+    return answerFor(error, requestId);
+  }
   const known = typeof frameworkCode === 'string' ? FRAMEWORK_ERRORS[frameworkCode] : undefined;
   if (known) return answerFor(known, requestId);
 

@@ -91,7 +91,7 @@ describe('readiness', () => {
     for (const status of ['200', '503']) {
       const schema = operation.responses[status].content['application/json'].schema;
       expect(Object.keys(schema.properties).sort()).toEqual(['daemonSlot', 'database', 'status', 'version']);
-      expect(schema.properties.database.properties.status.enum).toEqual(['ok', 'busy', 'unavailable']);
+      expect(schema.properties.database.properties.status.enum).toEqual(['ok', 'busy', 'unavailable', 'disk_full']);
     }
   });
 });

@@ -2,8 +2,10 @@
  * Health probes, unversioned and unauthenticated (they reveal states, never paths or errors):
  *
  *   GET /api/health        liveness: 200 while the database answers a read, 503 otherwise
- *   GET /api/health/ready  readiness: the database takes its write lock AND the daemon slot's unix
- *                          socket accepts connections -> 200, otherwise 503; each part reported
+ *   GET /api/health/ready  readiness: the database takes its write lock, its disk has room (no
+ *                          write was refused for space since the last check found some) AND the
+ *                          daemon slot's unix socket accepts connections -> 200, otherwise 503;
+ *                          each part reported
  *
  * The readiness body also says whether the local daemon is connected (the hub holds a connection
  * for the local server record); that is informative only: Panel serves without a local daemon.
@@ -24,6 +26,8 @@ export interface HealthDeps {
   hub?: { isConnected(serverId: string): boolean };
   /** Overrides the hub lookup (tests); without either, the local daemon is reported `unknown`. */
   localDaemonConnected?: () => boolean;
+  /** Whether writes are being refused for lack of disk space (src/ops/disk-full.ts). */
+  diskFull?: { isFull(): boolean };
 }
 
 function localDaemonProbe(deps: HealthDeps): (() => boolean) | undefined {
@@ -36,7 +40,7 @@ function localDaemonProbe(deps: HealthDeps): (() => boolean) | undefined {
   };
 }
 
-export type DatabaseState = { status: 'ok' } | { status: 'busy' | 'unavailable'; code?: string };
+export type DatabaseState = { status: 'ok' } | { status: 'busy' | 'unavailable' | 'disk_full'; code?: string };
 export type DaemonSlotState = { status: 'listening' | 'down'; localDaemon: 'connected' | 'disconnected' | 'unknown' };
 
 /** The checks behind readiness, injectable so tests can fail one at a time. */
@@ -94,7 +98,8 @@ export function probeSocket(path: string, timeoutMs = SOCKET_PROBE_TIMEOUT_MS): 
 }
 
 export const healthRoutes = (deps: HealthDeps, probes: Partial<ReadinessProbes> = {}) => {
-  const database = probes.database ?? (() => probeDatabase(deps.sqlite));
+  // The lock probe writes nothing to disk, so a full disk is known from the writes it refused.
+  const database = probes.database ?? ((): DatabaseState => (deps.diskFull?.isFull() ? { status: 'disk_full', code: 'SQLITE_FULL' } : probeDatabase(deps.sqlite)));
   const socketListening = probes.socketListening ?? (() => probeSocket(deps.config.daemonSocket));
   const localDaemonConnected = localDaemonProbe(deps);
   return new Elysia({ name: 'health' })
@@ -136,7 +141,7 @@ export const healthRoutes = (deps: HealthDeps, probes: Partial<ReadinessProbes> 
         detail: {
           summary: 'Readiness probe',
           description:
-            '200 when the database takes its write lock and the local daemon slot (unix socket) accepts connections; 503 otherwise. ' +
+            '200 when the database takes its write lock, its disk has room (`disk_full` while writes are refused for lack of space) and the local daemon slot (unix socket) accepts connections; 503 otherwise. ' +
             'Each part is reported separately. Whether the local daemon is connected is reported but does not gate readiness.',
           tags: ['meta'],
         },

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
 import { afterAll, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseKeyRing } from '../../src/crypto/keyring.ts';
@@ -8,6 +8,7 @@ import { sealSecret } from '../../src/crypto/secret.ts';
 import { createDb } from '../../src/db/client.ts';
 import { countUnopenableByKeyId } from '../../src/domain/secrets/verify.ts';
 import { newId } from '../../src/lib/ids.ts';
+import { clientApi, completeInstall } from './panel-api.ts';
 import { startPanel } from './process.ts';
 
 const root = join(import.meta.dir, '..', '..');
@@ -89,6 +90,57 @@ test('a backup taken under write load restores into a new data dir with the same
   again.process.kill('SIGTERM');
   await again.process.exited;
 }, 60_000); // several processes start from source: slow on a loaded 2-core machine
+
+test('backups made while Panel serves writes cost none of them: panel backup asks the server, and so does the admin API', async () => {
+  const dataDir = join(work, 'under-load');
+  const panel = await startPanel([process.execPath, main, 'serve'], { PANEL_DATA_DIR: dataDir, PANEL_PORT: '0', PANEL_SECRETS: RING });
+  try {
+    const session = await completeInstall(panel.url, dataDir);
+    const acknowledged: string[] = [];
+    const refused: string[] = [];
+    let writing = true;
+    const writer = async (id: number) => {
+      for (let n = 0; writing; n++) {
+        const res = await clientApi(session, 'POST', '/tags', { organizationId: session.organizationId, name: `w${id}-${n}` });
+        if (res.status === 201) acknowledged.push(res.json.id);
+        else refused.push(`${res.status} ${res.text}`);
+      }
+    };
+    const writers = Array.from({ length: 12 }, (_, id) => writer(id));
+
+    const files: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const file = join(work, `under-load-${i}.db`);
+      const backup = Bun.spawn([process.execPath, main, 'backup', file], { env: { ...process.env, PANEL_DATA_DIR: dataDir, PANEL_SECRETS: RING }, stdout: 'pipe', stderr: 'pipe' });
+      const [stdout, stderr, exitCode] = await Promise.all([new Response(backup.stdout).text(), new Response(backup.stderr).text(), backup.exited]);
+      expect({ exitCode, stderr }).toEqual({ exitCode: 0, stderr: '' });
+      expect(stdout).toContain('made by the running Panel');
+      files.push(file);
+    }
+    // The superadmin's door: the session of the install.
+    const byApi = await fetch(`${panel.url}/api/admin/v1/backups`, { method: 'POST', headers: { cookie: session.cookie, origin: session.url } });
+    expect(byApi.status).toBe(201);
+    const made = (await byApi.json()) as { name: string; bytes: number };
+    expect(made.name).toMatch(/^panel-.*\.db$/);
+    files.push(join(dataDir, 'backups', made.name));
+    writing = false;
+    await Promise.all(writers);
+
+    expect(refused).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const file of files) {
+      expect(statSync(file).mode & 0o077).toBe(0);
+      const copy = new Database(file, { readonly: true });
+      expect(copy.query('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
+      copy.close();
+    }
+    // The server's copies were moved out of its backups folder; only the API's stays there.
+    expect(readdirSync(join(dataDir, 'backups'))).toEqual([made.name]);
+  } finally {
+    panel.process.kill('SIGTERM');
+    await panel.process.exited;
+  }
+}, 60_000);
 
 test('a damaged backup is refused and the current database stays', () => {
   const dataDir = join(work, 'damaged');

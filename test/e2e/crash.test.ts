@@ -2,13 +2,12 @@
  * Durability: `panel serve` killed with SIGKILL in the middle of a burst of writes loses none it
  * acknowledged, and its database passes the integrity check after the restart.
  */
-import { Database } from 'bun:sqlite';
 import { afterAll, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_KEY_RING } from '../harness.ts';
-import { completeInstall, createTag, freePort, tagStatus } from './panel-api.ts';
+import { completeInstall, createTag, expectDatabaseHoldsTags, freePort, tagStatus } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
 
 const main = join(import.meta.dir, '..', '..', 'src', 'main.ts');
@@ -64,14 +63,5 @@ test('writes acknowledged before a SIGKILL survive it, and the database stays in
   expect(await panel.process.exited).toBe(0);
   panel = undefined;
 
-  const sqlite = new Database(join(dataDir, 'panel.db'), { readonly: true });
-  try {
-    expect(sqlite.query('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
-    expect(sqlite.query('PRAGMA foreign_key_check').all()).toEqual([]);
-    const stored = new Set(sqlite.query<{ id: string }, []>('SELECT id FROM tag').all().map((row) => row.id));
-    const missing = acknowledged.filter((id) => !stored.has(id));
-    expect(missing).toEqual([]);
-  } finally {
-    sqlite.close();
-  }
+  expectDatabaseHoldsTags(dataDir, acknowledged);
 }, 60_000);

@@ -9,7 +9,10 @@
  *   - an uploaded certificate is served for its hostname;
  *   - with ACME opted in, Pebble (the ACME test server, on h2) issues the certificate of a hostname
  *     h1 serves, after validating it over the lab LAN;
+ *   - a tcp hosting with bind local answers on h1's loopback, not on its LAN address nor from h2;
  *   - a configuration Caddy refuses leaves the previous one serving, and the hosting says why;
+ *   - the console shows it: the service's hostings with their live state, the environment's
+ *     URLs, the organization's CA, ACME settings and TLS library (screenshots in test-results/console/);
  *   - destroy removes the routes.
  * Skipped, with the reason, when the lab cannot start (it needs root) or Caddy is not installed.
  */
@@ -22,6 +25,7 @@ import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import { serverCertificate, testCa } from '../certificates.ts';
 import { TEST_KEY_RING } from '../harness.ts';
+import { chromiumMissing, launchChromium, screenshot, waitForConsole, watchPage } from './browser.ts';
 import { type FleetLab, startFleetLab } from './fleet-lab.ts';
 import { completeInstall, freePort, type Session } from './panel-api.ts';
 import { type StartedPanel, startPanel } from './process.ts';
@@ -314,6 +318,52 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
     expect(served.subjectAltName).toBe('DNS:acme.lab.test');
     // The hostings that asked for internal certificates kept them.
     expect((await curl('h1', 'shop.lab.test', '/api/', { ca: caFile }))?.trim()).toBe('hello-from-web');
+  }, STEP_TIMEOUT_MS);
+
+  test.skipIf(chromiumMissing() !== null)("the console shows the hostings' live state, the environment's URLs and the organization's TLS settings", async () => {
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const [name, value] = session.cookie.split(';')[0]!.split('=') as [string, string];
+      await context.addCookies([{ name, value, url }]);
+      const page = await context.newPage();
+      const { problems } = watchPage(page, url);
+      const shop = await hosting(environments.shopHosting!);
+      await page.goto(`${url}/services/${shop.serviceId}`);
+      await waitForConsole(page);
+      const state = page.getByRole('region', { name: /^State of / }).first();
+      await state.getByText('Applied', { exact: true }).waitFor();
+      expect(await state.getByRole('link', { name: 'https://shop.lab.test/api' }).count()).toBe(1);
+      expect(await state.textContent()).toContain('organization CA, issued');
+      await screenshot(page, 'ingress-service-hostings');
+      await page.goto(`${url}/environments/${environments.h1}`);
+      await page.getByRole('link', { name: 'https://www.shop.lab.test/api' }).waitFor();
+      await screenshot(page, 'ingress-environment-urls');
+      await page.goto(`${url}/organizations/${session.organizationId}/settings`);
+      await page.getByRole('link', { name: 'Download the root certificate (PEM)' }).waitFor();
+      await page.getByRole('heading', { name: 'TLS library' }).waitFor();
+      await page.getByText('upload.lab.test', { exact: true }).waitFor();
+      await screenshot(page, 'ingress-organization-tls');
+      // The lab's http origin is not a secure context, so Chromium ignores the COOP header and says so.
+      expect(problems.filter((problem) => !problem.includes('Cross-Origin-Opener-Policy header has been ignored'))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, STEP_TIMEOUT_MS);
+
+  test('a tcp hosting with bind local answers on loopback of its server and not from another host', async () => {
+    const serviceId = (await hosting(environments.shopHosting!)).serviceId;
+    const created = await api('POST', '/hostings', { serviceId, name: 'raw', options: { protocol: 'tcp', bind: 'local', ports: [{ published: 9000, target: 8080 }] } });
+    expect(created.status, created.text).toBe(201);
+    const deployed = await api('POST', `/environments/${environments.h1}/deploy`, {});
+    expect(deployed.status, deployed.text).toBe(202);
+    const fetchOn = async (host: string, address: string) => {
+      const result = await fleet.host(host).exec(['curl', '-fsS', '--max-time', '3', `http://${address}:9000/api/`]);
+      return result.exitCode === 0 ? result.stdout.trim() : null;
+    };
+    expect(await eventually('127.0.0.1:9000 on h1', async () => (await fetchOn('h1', '127.0.0.1')) ?? undefined, logs)).toBe('hello-from-web');
+    expect(await fetchOn('h1', fleet.host('h1').ip)).toBeNull();
+    expect(await fetchOn('h2', fleet.host('h1').ip)).toBeNull();
   }, STEP_TIMEOUT_MS);
 
   test('destroy removes the routes', async () => {

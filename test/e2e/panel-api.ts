@@ -2,6 +2,8 @@
  * Talking to a running `panel serve` over HTTP the way a browser would: finish the install with
  * the token from <data dir>/install-token, keep the session cookie, send Origin on writes.
  */
+import { Database } from 'bun:sqlite';
+import { expect } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -75,4 +77,17 @@ export function freePort(): number {
   const { port } = probe;
   probe.stop(true);
   return port;
+}
+
+/** After Panel stopped: its database passes the integrity and foreign key checks and holds every acknowledged tag. */
+export function expectDatabaseHoldsTags(dataDir: string, acknowledgedTagIds: readonly string[]): void {
+  const sqlite = new Database(join(dataDir, 'panel.db'), { readonly: true });
+  try {
+    expect(sqlite.query('PRAGMA integrity_check').all()).toEqual([{ integrity_check: 'ok' }]);
+    expect(sqlite.query('PRAGMA foreign_key_check').all()).toEqual([]);
+    const stored = new Set(sqlite.query<{ id: string }, []>('SELECT id FROM tag').all().map((row) => row.id));
+    expect(acknowledgedTagIds.filter((id) => !stored.has(id))).toEqual([]);
+  } finally {
+    sqlite.close();
+  }
 }

@@ -9,6 +9,8 @@ export interface StartedPanel {
   url: string;
   socketPath: string;
   logs: () => string;
+  /** Resolves once the log contains `text` (the pipe is read asynchronously: a line written before a response may arrive after it). */
+  waitForLog: (text: string, timeoutMs?: number) => Promise<void>;
 }
 
 async function readUntil(stream: ReadableStream<Uint8Array>, sink: string[], pattern: RegExp): Promise<RegExpMatchArray | null> {
@@ -42,7 +44,15 @@ export async function startPanel(cmd: string[], env: Record<string, string>): Pr
     await child.exited;
     throw new Error(`panel exited (${child.exitCode}) before serving:\n${output.join('')}`);
   }
-  return { process: child, url: match[1]!, socketPath: match[2]!, logs: () => output.join('') };
+  const logs = () => output.join('');
+  const waitForLog = async (text: string, timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!logs().includes(text)) {
+      if (Date.now() > deadline) throw new Error(`panel did not log ${JSON.stringify(text)} within ${timeoutMs} ms:\n${logs()}`);
+      await Bun.sleep(20);
+    }
+  };
+  return { process: child, url: match[1]!, socketPath: match[2]!, logs, waitForLog };
 }
 
 /** A long-running child whose output is kept (for failure messages); stop it with `kill` + `exited`. */

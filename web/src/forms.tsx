@@ -1,5 +1,5 @@
 /**
- * Forms: labelled fields (text, select, checkbox) whose errors sit right under them (linked by
+ * Forms: labelled fields (text, multi-line text, select, checkbox) whose errors sit right under them (linked by
  * aria-describedby), a form-level alert for errors that concern no field, and a submit button
  * that shows progress while the request runs. An API error's `path` picks the field it concerns.
  */
@@ -120,6 +120,17 @@ export function Field({ id, label, hint, error, type = 'text', ...input }: Field
         // preact types <input> per type value; this union of text-like types is fine for each.
         {...({ type, ...input } as InputHTMLAttributes<HTMLInputElement>)}
       />
+      <HintAndError id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** A multi-line text input (PEM files, certificates); its hint and error sit under it like a Field's. */
+export function TextAreaField({ id, label, hint, error, rows = 6, ...input }: FieldBase & { rows?: number; placeholder?: string; spellcheck?: boolean; required?: boolean }) {
+  return (
+    <div class={error ? 'field field-invalid' : 'field'}>
+      <label for={id}>{label}</label>
+      <textarea id={id} rows={rows} class="mono" aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy({ id, hint, error })} {...input} />
       <HintAndError id={id} hint={hint} error={error} />
     </div>
   );

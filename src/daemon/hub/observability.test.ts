@@ -92,6 +92,8 @@ describe('events', () => {
     const live: Event[] = [];
     world.t.hub.observe.eventFeed.add(world.owner.organizationId, (row) => void live.push(row));
     world.t.hub.closed(world.connection, 1000, 'bye');
+    // Disconnects are written in batches after the turn that closed them.
+    world.t.hub.flushDisconnects();
     expect(eventsOf(world).map((row) => [row.kind, row.severity, row.serverId])).toEqual([
       ['server.connected', 'info', world.node.id],
       ['server.disconnected', 'warning', world.node.id],

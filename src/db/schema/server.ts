@@ -55,6 +55,8 @@ export const server = sqliteTable(
     fabricEndpoint: text('fabric_endpoint'),
     /** Set by an admin: servers naming the same datacenter reach each other at their private addresses. */
     datacenter: text('datacenter'),
+    /** Set by an admin: the server's address on its private (datacenter) network, where tcp/udp hostings with bind `datacenter` publish. */
+    privateAddress: text('private_address'),
     ...timestamps(),
   },
   (t) => [
@@ -64,6 +66,7 @@ export const server = sqliteTable(
     enumCheck('server', t.status, serverStatuses),
     enumCheck('server', t.flag, serverFlags),
     jsonObjectCheck('server', t.labels),
+    check('server_private_address_length', lengthBetween(t.privateAddress, 2, 45)),
     check('server_fabric_candidates_is_json_array', sql`json_valid(${t.fabricCandidates}) AND json_type(${t.fabricCandidates}) = 'array'`),
     // The local slot collapses to a single server record for the whole installation.
     uniqueIndex('server_one_local').on(t.isLocal).where(sql`${t.isLocal} = 1`),

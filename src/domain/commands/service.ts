@@ -22,6 +22,14 @@ import { param } from './prepared.ts';
 export const DEFAULT_COMMAND_TTL_MS = 60 * 60_000;
 export const OPEN_COMMAND_STATUSES = ['queued', 'delivered', 'acknowledged'] as const;
 
+/**
+ * "The command is open", written as the partial indexes' own condition (db/schema/daemon_command.ts)
+ * with literals: SQLite uses a partial index only when the query repeats that condition, and an
+ * `inArray` binds parameters, which prove nothing. Without it every hello and every dispatch read
+ * the whole table, every command ever sent.
+ */
+export const isOpenCommand = () => sql`${daemonCommand.status} IN ${sql.raw(`(${OPEN_COMMAND_STATUSES.map((status) => `'${status}'`).join(', ')})`)}`;
+
 export interface NewCommand {
   serverId: string;
   deploymentId: string;
@@ -40,14 +48,15 @@ export function findCommand(db: Queryable, id: string): DaemonCommand | undefine
   return preparedOnce(db, findCommandStatement).get({ id });
 }
 
-const openCommandsStatement = (db: Queryable) =>
+/** Exported for the query-plan test. */
+export const openCommandsStatement = (db: Queryable) =>
   db
     .select()
     .from(daemonCommand)
     .where(
       and(
         eq(daemonCommand.serverId, sql.placeholder('serverId')),
-        inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES]),
+        isOpenCommand(),
         gt(daemonCommand.expiresAt, sql.placeholder('now')),
       ),
     )
@@ -108,7 +117,7 @@ const finishStatement = (status: 'succeeded' | 'failed') => (db: Queryable) =>
       and(
         eq(daemonCommand.id, sql.placeholder('id')),
         eq(daemonCommand.serverId, sql.placeholder('serverId')),
-        inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES]),
+        isOpenCommand(),
       ),
     )
     .returning()
@@ -128,18 +137,21 @@ export function failUndeliverable(db: Queryable, id: string, message: string, no
     db
       .update(daemonCommand)
       .set({ status: 'failed', error: `undeliverable: ${message}`, payload: null, finishedAt: now })
-      .where(and(eq(daemonCommand.id, id), inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES])))
+      .where(and(eq(daemonCommand.id, id), isOpenCommand()))
       .returning()
       .get() ?? null
   );
 }
+
+/** Open and past its expiry (exported for the query-plan test). */
+export const isDueForExpiry = (now: Date) => and(isOpenCommand(), lte(daemonCommand.expiresAt, now));
 
 /** Every open command whose expiry has passed becomes expired (payload cleared); the rows changed. */
 export function expireDueCommands(db: Queryable, now: Date): DaemonCommand[] {
   return db
     .update(daemonCommand)
     .set({ status: 'expired', error: 'command_expired: the daemon did not finish it in time', payload: null, finishedAt: now })
-    .where(and(inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES]), lte(daemonCommand.expiresAt, now)))
+    .where(isDueForExpiry(now))
     .returning()
     .all();
 }

@@ -142,9 +142,20 @@ export function flagDuplicateMachine(db: Queryable, serverIds: readonly string[]
   db.update(server).set({ flag: 'duplicate_machine_id', flaggedAt: now }).where(inArray(server.id, [...serverIds])).run();
 }
 
-/** The record as it is now, or undefined when the server was deleted meanwhile. */
+const disconnectStatement = (db: Queryable) =>
+  db
+    .update(server)
+    .set({ status: 'disconnected', lastSeenAt: param('now'), updatedAt: param('now') })
+    .where(eq(server.id, sql.placeholder('id')))
+    .returning()
+    .prepare();
+
+/**
+ * The record as it is now, or undefined when the server was deleted meanwhile. Prepared: when
+ * many daemons drop at once (a network blip, a restart of their side) every close asks.
+ */
 export function markDisconnected(db: Queryable, serverId: string, now: Date): Server | undefined {
-  return db.update(server).set({ status: 'disconnected', lastSeenAt: now }).where(eq(server.id, serverId)).returning().get();
+  return preparedOnce(db, disconnectStatement).get({ id: serverId, now: now.getTime() });
 }
 
 /** At start: no daemon is connected to a hub that was not running. */

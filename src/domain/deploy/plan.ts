@@ -14,6 +14,7 @@
  *   service's hostings oldest first, and the server) resolved per service and per server
  *   (src/compose/variables.ts); secrets carry no value in the provenance.
  * - Principals through the services' tenancies, by compose alias (plan-inputs.ts).
+ * - What tcp/udp hostings publish, at their bind scope's address on each server (host-ports.ts).
  * - compile() of base + overlay with the project's containerNaming and its Compose policy
  *   (domain/compose/policy.ts): one document per server. Secret files are opened (memory only) by
  *   planDeploy alone, once per variable, for every server that needs them: the preview never
@@ -37,6 +38,7 @@ import { containersOfEnvironment, serversOfEnvironment } from '../deployments/qu
 import { findEnvironment, type OwnedEnvironment } from '../environments/queries.ts';
 import { subnetsOfEnvironment, subnetsTakenElsewhere } from '../fabric/queries.ts';
 import { fabricReadiness } from '../fabric/service.ts';
+import { hostingPublishes } from '../ingress/host-ports.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { findProject } from '../projects/queries.ts';
 import { refusePlatformProject } from '../projects/service.ts';
@@ -161,6 +163,7 @@ export function prepareDeploy(db: Queryable, actor: Actor, environmentId: string
       variablesOn,
       principals,
       policy: held,
+      hostingPorts: hostingPublishes(db, hostings, services, serverRows),
       fabric: {
         containerRange: organization.fabricContainerRange,
         subnets: subnetsOfEnvironment(db, environment.id),

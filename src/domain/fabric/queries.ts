@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { FabricSubnet } from '../../compose/compile.ts';
 import { type DaemonCommand, daemonCommand, type FabricMemberRow, fabricMember, fabricSubnet, type JsonObject, server } from '../../db/schema/index.ts';
-import { OPEN_COMMAND_STATUSES } from '../commands/service.ts';
+import { isOpenCommand } from '../commands/service.ts';
 import type { Queryable } from '../shared/database.ts';
 
 export function membersOf(db: Queryable, organizationId: string): FabricMemberRow[] {
@@ -51,7 +51,7 @@ function openFabric(serverId: string, what: 'configuration' | 'key rotation'): S
   return and(
     eq(daemonCommand.serverId, serverId),
     eq(daemonCommand.kind, 'fabric'),
-    inArray(daemonCommand.status, [...OPEN_COMMAND_STATUSES]),
+    isOpenCommand(),
     what === 'key rotation' ? sql`${state} = ${ROTATE_KEY_STATE}` : sql`${state} IS NOT ${ROTATE_KEY_STATE}`,
   );
 }

@@ -2,7 +2,9 @@
  * Hostings: routing entries of a service. Each write re-validates the references (a public ip
  * needs `bind: public`; ip and certificate must belong to the same organization) and rewrites
  * the hostname mirror in the same transaction, so a hostname routes to at most one hosting per
- * organization whatever the path prefix. Reconcile provenance in metadata is kept from clients.
+ * organization whatever the path prefix, and a tcp/udp hosting's ports are checked against what
+ * else claims them on its servers (422 host_port_conflict). Reconcile provenance in metadata is
+ * kept from clients.
  */
 import type { Hosting, HostingProtocol, JsonObject } from '../../db/schema/index.ts';
 import { validationFailed } from '../../lib/errors.ts';
@@ -11,6 +13,7 @@ import { loadService } from '../services/service.ts';
 import type { Queryable } from '../shared/database.ts';
 import { stripKeys } from '../shared/json.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
+import { checkHostingPorts } from '../ingress/host-ports.ts';
 import { checkHostnames } from './mirror.ts';
 import {
   deleteHostingRow,
@@ -69,11 +72,12 @@ interface RoutingAfterWrite {
 }
 
 /** Validates a write against the hosting as it will stand; returns the hostnames to mirror. */
-function checkHosting(db: Queryable, organizationId: string, fields: HostingFields, after: RoutingAfterWrite, hostingId?: string): string[] {
+function checkHosting(db: Queryable, organizationId: string, fields: HostingFields, after: RoutingAfterWrite & { serviceId: string; name?: string | null }, hostingId?: string): string[] {
   checkReferences(db, organizationId, fields);
   if (after.ipId !== null && after.options?.bind !== 'public') {
     throw validationFailed('a hosting with an ipId needs bind: public', 'options.bind');
   }
+  checkHostingPorts(db, { id: hostingId, serviceId: after.serviceId, name: after.name, ipId: after.ipId, options: after.options, protocol: after.options?.protocol ?? null });
   return checkHostnames(db, organizationId, after.options?.hostnames ?? [], hostingId);
 }
 
@@ -89,7 +93,7 @@ function mergeMetadata(client: JsonObject | null | undefined, stored: JsonObject
 export function createHosting(db: Queryable, actor: Actor, input: HostingFields & { serviceId: string }): Hosting {
   const owner = loadService(db, actor, input.serviceId, 'write');
   const options = input.options ?? null;
-  const hostnames = checkHosting(db, owner.organizationId, input, { ipId: input.ipId ?? null, options });
+  const hostnames = checkHosting(db, owner.organizationId, input, { ipId: input.ipId ?? null, options, serviceId: owner.id, name: input.name });
   return db.transaction((tx) => {
     const row = insertHosting(tx, {
       serviceId: owner.id,
@@ -110,7 +114,8 @@ export function updateHosting(db: Queryable, actor: Actor, id: string, changes: 
   const row = loadHosting(db, actor, id, 'write');
   const ipId = changes.ipId !== undefined ? changes.ipId : row.ipId;
   const options = changes.options !== undefined ? changes.options : (row.options as HostingOptions | null);
-  const hostnames = checkHosting(db, row.organizationId, changes, { ipId, options }, row.id);
+  const name = changes.name !== undefined ? changes.name : row.name;
+  const hostnames = checkHosting(db, row.organizationId, changes, { ipId, options, serviceId: row.serviceId, name }, row.id);
   return db.transaction((tx) => {
     const updated = updateHostingRow(tx, id, {
       ...changes,

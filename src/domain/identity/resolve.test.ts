@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { hashToken, newOpaqueToken } from '../../auth/token.ts';
 import { createDb, openDatabase } from '../../db/client.ts';
 import { migrate } from '../../db/migrate.ts';
-import { embeddedMigrations } from '../../db/migrations.macro.ts' with { type: 'macro' };
+import { MIGRATIONS } from '../../db/migrations.ts';
 import { apiToken, membership, session, user } from '../../db/schema/index.ts';
 import { ManualClock } from '../../lib/clock.ts';
 import { createOrganization } from '../organizations/service.ts';
@@ -25,7 +25,7 @@ function setup() {
   directories.push(directory);
   const file = join(directory, 'panel.db');
   const sqlite = openDatabase(file);
-  migrate(sqlite, embeddedMigrations());
+  migrate(sqlite, MIGRATIONS);
   const db = createDb(sqlite);
   const clock = new ManualClock();
   const owner = db.insert(user).values({ email: 'owner@example.test' }).returning().get();

@@ -2,6 +2,7 @@ import type { Statement } from 'bun:sqlite';
 import { eq } from 'drizzle-orm';
 import { hashToken } from '../../auth/token.ts';
 import type { Db } from '../../db/client.ts';
+import { unlessDiskFull } from '../../db/errors.ts';
 import { apiToken, type MembershipRole, session } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type Actor, lowerRole } from '../actor.ts';
@@ -153,7 +154,7 @@ function resolveSession(db: Db, clock: Clock, token: string): Actor | null {
   const { row } = found;
   const slidTo = now.getTime() + SESSION_LIFETIME_MS;
   if (slidTo - row.expiresAt >= SLIDE_GRANULARITY_MS) {
-    db.update(session).set({ expiresAt: new Date(slidTo), lastSeenAt: now }).where(eq(session.id, row.id)).run();
+    unlessDiskFull(() => db.update(session).set({ expiresAt: new Date(slidTo), lastSeenAt: now }).where(eq(session.id, row.id)).run());
   }
   return { kind: 'session', userId: row.userId, isSuperadmin: row.isSuperadmin === 1, credentialId: row.id, memberships: found.memberships };
 }
@@ -171,7 +172,7 @@ function resolveApiToken(db: Db, clock: Clock, token: string): Actor | null {
   if (row.expiresAt !== null && row.expiresAt <= now.getTime()) return null;
   // Shown in the token list; written at most once a minute, like the session slide.
   if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt >= SLIDE_GRANULARITY_MS) {
-    db.update(apiToken).set({ lastUsedAt: now }).where(eq(apiToken.id, row.id)).run();
+    unlessDiskFull(() => db.update(apiToken).set({ lastUsedAt: now }).where(eq(apiToken.id, row.id)).run());
   }
   return {
     kind: 'token',

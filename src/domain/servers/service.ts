@@ -51,6 +51,8 @@ export interface ServerChanges {
   /** Where the fabric reaches the server; null: what its daemon reports. */
   fabricEndpoint?: string | null;
   datacenter?: string | null;
+  /** Where tcp/udp hostings with bind `datacenter` publish. */
+  privateAddress?: string | null;
 }
 
 export interface ServerContext {
@@ -60,7 +62,7 @@ export interface ServerContext {
 }
 
 /**
- * Rename, relabel, set the fabric endpoint or datacenter: organization admins. Answers the row
+ * Rename, relabel, set the fabric endpoint, datacenter or private address: organization admins. Answers the row
  * (unchanged when nothing differs). After the commit subscribers hear of it, and the servers
  * whose fabric configuration changed get their commands.
  */
@@ -72,6 +74,7 @@ export function updateServer(ctx: ServerContext, actor: Actor, id: string, chang
     if (changes.labels !== undefined && !deepEqual(changes.labels, row.labels)) set.labels = sortedLabels(changes.labels);
     if (changes.fabricEndpoint !== undefined && changes.fabricEndpoint !== row.fabricEndpoint) set.fabricEndpoint = changes.fabricEndpoint;
     if (changes.datacenter !== undefined && changes.datacenter !== row.datacenter) set.datacenter = changes.datacenter;
+    if (changes.privateAddress !== undefined && changes.privateAddress !== row.privateAddress) set.privateAddress = changes.privateAddress;
     if (Object.keys(set).length === 0) return { server: row, commands: [] as DaemonCommand[] };
     const server = updateServerRow(db, id, set);
     const reachChanged = set.fabricEndpoint !== undefined || set.datacenter !== undefined;

@@ -14,7 +14,7 @@ import { daemonCommand, server } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';
 import { silentLogger } from '../../lib/logger.ts';
-import { enrolledServer, helloFrame, listenOnLoopback, listenOnUnixSocket, SocketProbe, upgradeStatus } from '../../../test/daemon.ts';
+import { enrolledServer, helloFrame, listenOnLoopback, listenOnUnixSocket, nextTurn, SocketProbe, upgradeStatus } from '../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../test/harness.ts';
 import { createOwner, tokenFor } from '../../../test/identity.ts';
 import { seedTree } from '../../../test/seed.ts';
@@ -61,6 +61,7 @@ describe('/ws/daemon/v1', () => {
     probe.socket.close(1000);
     await heard;
     expect(t.hub.isConnected(node.id)).toBe(false);
+    await nextTurn();
     expect(t.db.select().from(server).where(eq(server.id, node.id)).get()!.status).toBe('disconnected');
   });
 

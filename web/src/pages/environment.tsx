@@ -1,6 +1,6 @@
 /**
  * An environment: its tags, its server pin, deploy / stop / destroy with the live state of its
- * containers, the deploy preview (compiled file, provenance, warnings), its services, its
+ * containers, the deploy preview (compiled file, provenance, warnings), its services with the URLs they answer at, its
  * variables with the ones it inherits, and its settings (rename, describe, delete).
  */
 import { useState } from 'preact/hooks';
@@ -16,6 +16,7 @@ import { Link, usePageTitle } from '../router.tsx';
 import { structureApi } from '../structure-api.ts';
 import { type ScopeRef, VariablesSection } from '../variables/variables-section.tsx';
 import { Breadcrumbs } from '../breadcrumbs.tsx';
+import { ServiceUrls } from './hosting-live.tsx';
 import { TagPicker } from './tags.tsx';
 import { LogViewer } from '../observe/log-viewer.tsx';
 import { MetricsPanel } from '../observe/metrics-panel.tsx';
@@ -87,6 +88,7 @@ export function EnvironmentPage({ id }: { id: string }) {
                 <li key={service.id} class="card">
                   <Link href={`/services/${service.id}`}>{service.name}</Link>
                   {service.name !== service.composeServiceName && <p class="muted">Compose key {service.composeServiceName}</p>}
+                  <ServiceUrls serviceId={service.id} name={service.name} />
                 </li>
               ))}
             </ul>

@@ -2,7 +2,8 @@
  * An organization's settings page: its name and the defaults new projects and principals use
  * (admins and owners), the two opt-ins that hand out power over the servers (owners only), and
  * below them the members and invitations (members.tsx). What the caller's role cannot change is
- * shown read-only with the reason; the role comes from the shell's session (role.tsx).
+ * shown read-only with the reason; the role comes from the shell's session (role.tsx). Then TLS
+ * (tls-settings.tsx): the organization CA and its download, the ACME opt-in, the TLS library.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { useCurrentOrganization } from '../current-organization.ts';
@@ -14,6 +15,7 @@ import { useOrganizationRole, useSession } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from '../breadcrumbs.tsx';
 import { InvitationsSection, MembersSection } from './members.tsx';
+import { AcmeSettings, CertificateAuthoritySection, TlsLibrarySection } from './tls-settings.tsx';
 
 export function OrganizationSettingsPage({ id }: { id: string }) {
   const organization = useResource(`organization-settings:${id}`, () => organizationApi.get(id));
@@ -38,6 +40,9 @@ export function OrganizationSettingsPage({ id }: { id: string }) {
       {role && <p class="lead">Your role in {current.name}: {role}.</p>}
       <GeneralSettings organization={current} canEdit={hasRole(role, 'admin')} onSaved={onSaved} />
       <ServerAccessSettings organization={current} canEdit={hasRole(role, 'owner')} onSaved={onSaved} />
+      <CertificateAuthoritySection organizationId={id} />
+      <AcmeSettings organization={current} canEdit={hasRole(role, 'owner')} onSaved={onSaved} />
+      <TlsLibrarySection organizationId={id} canEdit={hasRole(role, 'admin')} />
       <MembersSection organizationId={id} role={role} currentUserId={session.user.id} onOwnRoleChanged={refreshSession} />
       <InvitationsSection organizationId={id} role={role} />
     </>

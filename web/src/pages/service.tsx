@@ -1,7 +1,8 @@
 /**
  * A service: its tags and its hostings (the routing entries: hostnames, path prefix, target
- * port, protocol), created, changed and deleted here. Compose-owned hostings are marked; their
- * routing follows the Compose document. Then the host account it runs as, its database
+ * port, protocol, TLS, bind scope, published ports), created, changed and deleted here, each
+ * with what the servers' ingress does with it now (hosting-live.tsx). Compose-owned hostings
+ * are marked; their routing follows the Compose document. Then the host account it runs as, its database
  * bindings, and its variables (the binding-owned ones read-only). Members of the organization see
  * all of it without the controls that change it.
  */
@@ -11,7 +12,10 @@ import { api } from '../api.ts';
 import { useCurrentOrganization } from '../current-organization.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { isUnchanged, withEntries } from '../changes.ts';
-import { Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
+import { type Choice, Field, FormAlert, SelectField, SubmitButton, useForm } from '../forms.tsx';
+import { type Certificate, ingressApi } from '../ingress-api.ts';
+import { ApiError } from '../api.ts';
+import { HostingLiveState, useLiveRefresh } from './hosting-live.tsx';
 import { namesIn, optionalInteger } from '../principals-api.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { usePageTitle } from '../router.tsx';
@@ -34,6 +38,11 @@ export function ServicePage({ id }: { id: string }) {
   // Bindings write variables of this service: a new revision remounts the variables to reload them.
   const [variablesRevision, setVariablesRevision] = useState(0);
   const writable = useCanWrite(project.data?.organizationId);
+  const organizationId = project.data?.organizationId;
+  const certificates = useResource(`service-certificates:${organizationId ?? ''}`, async () =>
+    organizationId ? (await ingressApi.certificates({ organizationId })).data : new Promise<never>(() => {}),
+  );
+  useLiveRefresh(hostings.data, hostings.reload);
   useCurrentOrganization(project.data?.organizationId);
   usePageTitle(service.data?.name ?? 'Service');
   if (service.error) return <LoadFailed error={service.error} what="the service" retry={service.reload} />;
@@ -54,7 +63,12 @@ export function ServicePage({ id }: { id: string }) {
             <ul class="rows">
               {items.map((hosting) => (
                 <li key={hosting.id} class="card stack">
-                  {writable ? <HostingForm serviceId={id} hosting={hosting} onSaved={hostings.reload} /> : <HostingFacts hosting={hosting} />}
+                  {writable ? (
+                    <HostingForm serviceId={id} hosting={hosting} certificates={certificates.data ?? []} onSaved={hostings.reload} />
+                  ) : (
+                    <HostingFacts hosting={hosting} />
+                  )}
+                  <HostingLiveState live={hosting.live} label={labelOf(hosting)} />
                 </li>
               ))}
             </ul>
@@ -63,7 +77,7 @@ export function ServicePage({ id }: { id: string }) {
         {writable ? (
           <>
             <h3>Add a hosting</h3>
-            <HostingForm serviceId={id} onSaved={hostings.reload} />
+            <HostingForm serviceId={id} certificates={certificates.data ?? []} onSaved={hostings.reload} />
           </>
         ) : (
           // Until the project (and so the organization) is known, the role is too.
@@ -79,13 +93,39 @@ export function ServicePage({ id }: { id: string }) {
   );
 }
 
-const HOSTING_FIELDS = ['name', 'description', 'hostnames', 'pathPrefix', 'targetPort', 'protocol'] as const;
+const HOSTING_FIELDS = ['name', 'description', 'hostnames', 'pathPrefix', 'targetPort', 'protocol', 'tls', 'tlsId', 'bind', 'ports'] as const;
 const PROTOCOLS = [
   ['http', 'HTTP'],
   ['tcp', 'TCP'],
   ['udp', 'UDP'],
 ] as const;
 const PROTOCOL_CHOICES = PROTOCOLS.map(([value, label]) => ({ value, label }));
+const TLS_CHOICES: Choice[] = [
+  { value: 'auto', label: 'Automatic (ACME when the organization uses it, else the organization CA)' },
+  { value: 'internal', label: 'Organization CA' },
+  { value: 'none', label: 'None (plain http)' },
+];
+const BIND_CHOICES: Choice[] = [
+  { value: 'public', label: 'Public (every address)' },
+  { value: 'datacenter', label: "Datacenter (the server's private address)" },
+  { value: 'local', label: 'Local (the server itself)' },
+];
+
+const labelOf = (hosting: Hosting) => hosting.name ?? hosting.options?.hostnames?.[0] ?? 'hosting';
+
+/** `9000:8080 53:53/udp`: published:target, with the protocol when it differs from the hosting's. */
+const portsText = (hosting: Hosting) =>
+  (hosting.options?.ports ?? []).map((port) => `${port.published}:${port.target}${port.protocol && port.protocol !== protocolOf(hosting) ? `/${port.protocol}` : ''}`).join(' ');
+
+function portsFrom(text: string | undefined): HostingOptions['ports'] {
+  const entries = namesIn(text);
+  if (entries.length === 0) return undefined;
+  return entries.map((entry) => {
+    const match = /^(\d{1,5}):(\d{1,5})(?:\/(tcp|udp))?$/.exec(entry);
+    if (!match) throw new ApiError(422, 'validation_failed', `"${entry}" is not PUBLISHED:TARGET or PUBLISHED:TARGET/udp`, 'ports');
+    return { published: Number(match[1]), target: Number(match[2]), ...(match[3] ? { protocol: match[3] as 'tcp' | 'udp' } : {}) };
+  });
+}
 
 const protocolOf = (hosting: Hosting) => hosting.options?.protocol ?? hosting.protocol ?? 'http';
 
@@ -97,6 +137,10 @@ const shownOf = (hosting: Hosting) => ({
   pathPrefix: hosting.options?.pathPrefix ?? '',
   targetPort: hosting.options?.targetPort?.toString() ?? '',
   protocol: protocolOf(hosting),
+  tls: hosting.options?.tls ?? 'auto',
+  tlsId: hosting.tlsId ?? '',
+  bind: hosting.options?.bind ?? 'public',
+  ports: portsText(hosting),
 });
 
 /** The routing options the form shows, parsed; an empty field is absent (undefined). */
@@ -107,6 +151,9 @@ function routingFrom(values: Record<string, string>): HostingOptions {
     pathPrefix: values.pathPrefix || undefined,
     targetPort: optionalInteger(values.targetPort, 'targetPort'),
     protocol: values.protocol as HostingOptions['protocol'],
+    tls: values.tls as HostingOptions['tls'],
+    bind: values.bind as HostingOptions['bind'],
+    ports: portsFrom(values.ports),
   };
 }
 
@@ -115,17 +162,31 @@ function routingFrom(values: Record<string, string>): HostingOptions {
  * edited (the API replaces the options object, so the keys the form does not show, such as the
  * bind scope, are sent back as stored).
  */
-function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosting?: Hosting; onSaved: () => void }) {
-  const form = useForm(HOSTING_FIELDS, { paths: { 'options.hostnames': 'hostnames', 'options.pathPrefix': 'pathPrefix', 'options.targetPort': 'targetPort' } }, hosting ? shownOf(hosting) : {});
+function HostingForm({ serviceId, hosting, certificates, onSaved }: { serviceId: string; hosting?: Hosting; certificates: readonly Certificate[]; onSaved: () => void }) {
+  const form = useForm(
+    HOSTING_FIELDS,
+    { paths: { 'options.hostnames': 'hostnames', 'options.pathPrefix': 'pathPrefix', 'options.targetPort': 'targetPort', 'options.tls': 'tls', 'options.bind': 'bind', 'options.ports': 'ports' } },
+    hosting ? shownOf(hosting) : {},
+  );
+  const certificateChoices: Choice[] = [
+    { value: '', label: 'None: use the TLS setting' },
+    ...certificates.map((certificate) => ({ value: certificate.id, label: `${certificate.name} (${certificate.names.join(', ')})` })),
+  ];
   const remove = useForm([]);
   const [unchanged, setUnchanged] = useState(false);
   const composeOwned = hosting?.metadata?.composeOwned === true;
-  const label = hosting ? (hosting.name ?? hosting.options?.hostnames?.[0] ?? 'hosting') : 'new hosting';
+  const label = hosting ? labelOf(hosting) : 'new hosting';
   const save = form.onSubmit(async (values, edited) => {
     setUnchanged(false);
     const routing = routingFrom(values);
     if (!hosting) {
-      await hostingApi.create({ serviceId, name: values.name || null, description: values.description?.trim() || null, options: withEntries(null, routing) });
+      await hostingApi.create({
+        serviceId,
+        name: values.name || null,
+        description: values.description?.trim() || null,
+        tlsId: values.tlsId || null,
+        options: withEntries(null, routing),
+      });
       form.formRef.current?.reset();
       return onSaved();
     }
@@ -133,6 +194,7 @@ function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosti
     const changes = {
       ...('name' in edited ? { name: values.name || null } : {}),
       ...('description' in edited ? { description: values.description?.trim() || null } : {}),
+      ...('tlsId' in edited ? { tlsId: values.tlsId || null } : {}),
       ...(isUnchanged(editedRouting) ? {} : { options: withEntries(hosting.options, editedRouting) }),
     };
     if (isUnchanged(changes)) return setUnchanged(true);
@@ -154,6 +216,10 @@ function HostingForm({ serviceId, hosting, onSaved }: { serviceId: string; hosti
           <Field {...form.fieldProps('pathPrefix')} label={`Path prefix of ${label}`} hint="Starts with /." spellcheck={false} />
           <Field {...form.fieldProps('targetPort')} label={`Target port of ${label}`} inputMode="numeric" />
           <SelectField {...form.fieldProps('protocol')} label={`Protocol of ${label}`} choices={PROTOCOL_CHOICES} />
+          <SelectField {...form.fieldProps('tls')} label={`TLS of ${label}`} choices={TLS_CHOICES} hint="http only: where certificates come from without one of the library." />
+          <SelectField {...form.fieldProps('tlsId')} label={`Certificate of ${label}`} choices={certificateChoices} hint="http only: one of the organization's TLS library." />
+          <SelectField {...form.fieldProps('bind')} label={`Bind scope of ${label}`} choices={BIND_CHOICES} hint="Who may reach it: everyone, the datacenter network or the server itself." />
+          <Field {...form.fieldProps('ports')} label={`Published ports of ${label}`} hint="tcp and udp only: published:container, e.g. 5432:5432 or 53:53/udp." spellcheck={false} />
         </div>
         <FormAlert problem={form.problem} />
         <div class="row">

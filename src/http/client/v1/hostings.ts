@@ -33,7 +33,7 @@ export const hostingRoutes = (deps: AppDeps) => {
     create: {
       body: HostingCreate,
       run: (actor, body) => one(withIngress(() => [body.serviceId], (tx) => createHosting(tx, actor, body))),
-      errors: ['hostname_in_use'],
+      errors: ['hostname_in_use', 'host_port_conflict'],
       summary: 'Create a routing entry for a service',
     },
     list: {
@@ -48,7 +48,7 @@ export const hostingRoutes = (deps: AppDeps) => {
     update: {
       body: HostingUpdate,
       run: (actor, id, body) => one(withIngress(() => [loadHosting(deps.db, actor, id).serviceId], (tx) => updateHosting(tx, actor, id, body))),
-      errors: ['hostname_in_use'],
+      errors: ['hostname_in_use', 'host_port_conflict'],
       summary: 'Change a hosting (options replace the stored ones whole)',
     },
     remove: {
