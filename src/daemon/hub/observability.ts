@@ -10,7 +10,8 @@ import type { Config } from '../../config.ts';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { type Container, container, daemonCommand, type Deployment, type Event, server, type Server } from '../../db/schema/index.ts';
 import { appendDeploymentLog, type DeploymentLogLine, pruneDeploymentLogs } from '../../domain/deployments/logs.ts';
-import { warnExpiringCertificates } from '../../domain/events/certificates.ts';
+import { certificateChangeEvent, recordCertificateEvent, warnExpiringCertificates } from '../../domain/events/certificates.ts';
+import type { CertificateChange } from '../../domain/ingress/state.ts';
 import { pruneEvents } from '../../domain/events/queries.ts';
 import { EventRecorder } from '../../domain/events/record.ts';
 import { containerEvents, deploymentEvent, serverEvent } from '../../domain/events/sources.ts';
@@ -125,6 +126,16 @@ export class Observability {
   containersChanged(environmentId: string, serverId: string, before: ReadonlyMap<string, Container['status']>, changed: readonly Container[], frame: ReportFrame): void {
     const statusText = new Map(frame.containers.filter((item) => item.status).map((item) => [item.containerId, item.status!]));
     for (const input of containerEvents(this.db, environmentId, serverId, before, changed, statusText)) this.record(input);
+  }
+
+  certificateChanged(change: CertificateChange): void {
+    const input = certificateChangeEvent(change);
+    if (!input) return;
+    try {
+      recordCertificateEvent(this.events, input);
+    } catch (error) {
+      this.logger.error('cannot record an event', { kind: `certificate.${input.kind}`, error: (error as Error).message });
+    }
   }
 
   /**

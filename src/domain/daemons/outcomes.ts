@@ -20,7 +20,7 @@ import { recordFabricResult } from '../fabric/reports.ts';
 import { applyReport, type ReportTarget } from '../reports/apply.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { recordIngressState } from '../ingress/state.ts';
+import { type CertificateChange, recordIngressState } from '../ingress/state.ts';
 import type { IngressFrame, ReportFrame, ResultFrame } from '../../contract/daemon-protocol.ts';
 import type { Notifier } from '../notify.ts';
 
@@ -38,6 +38,8 @@ export interface OutcomeEvents {
   deploymentFinished(row: Deployment): void;
   /** A report on the daemon's own account changed rows: `before` holds their earlier statuses. */
   containersChanged(environmentId: string, serverId: string, before: ReadonlyMap<string, Container['status']>, changed: readonly Container[], frame: ReportFrame): void;
+  /** A certificate a server's ingress serves was issued, renewed or failed. */
+  certificateChanged(change: CertificateChange): void;
 }
 
 export interface DaemonOf {
@@ -134,6 +136,7 @@ export function onIngress(ctx: OutcomeContext, daemon: DaemonOf, frame: IngressF
     if (current.status === 'failed') ctx.logger.warn('certificate failed', fields);
     else ctx.logger.info('certificate state changed', { ...fields, notAfter: current.notAfter?.toISOString() });
   }
+  for (const change of changes) ctx.observe.certificateChanged(change);
 }
 
 /** The expiry sweep: open commands past expires_at expire, and their deployments fail once nothing of them is open. */

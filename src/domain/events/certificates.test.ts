@@ -1,10 +1,11 @@
 /**
  * Certificate events from the TLS library: a certificate nearing its end is announced once per
  * end date, in its own organization's feed; a renewal is announced again only when it nears its end.
+ * Certificates a server's ingress obtains are announced when issued, renewed or failed.
  */
 import { describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { type Event, event } from '../../db/schema/index.ts';
+import { container, deployment, type Event, event } from '../../db/schema/index.ts';
 import { rsaKey, serverCertificate } from '../../../test/certificates.ts';
 import { clientAs } from '../../../test/client.ts';
 import { createTestApp } from '../../../test/harness.ts';
@@ -73,5 +74,51 @@ describe('expiring library certificates', () => {
     t.clock.advance((90 - EXPIRY_WARNING_DAYS + 1) * DAY_MS);
     t.hub.observe.checkCertificates();
     expect(expiring(tree.organizationId).map((row) => row.data?.expiresAt)).toEqual([expect.stringMatching(/^2026-01-08T/), expect.stringMatching(/^2026-04-01T/)]);
+  });
+});
+
+describe('certificates the ingress reports', () => {
+  test('issued, renewed and failed each announced once, in the organization of the hosting', async () => {
+    const { t, admin, tree } = setup();
+    t.db.insert(container).values({ serviceId: tree.serviceId, serverId: tree.serverId, containerName: 'web-1', composeServiceName: 'web', ordinal: 1 }).run();
+    const hostingId = (await admin('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['shop.example.test'], tls: 'auto' } })).json.id;
+    const connection = t.hub.open({ send() {}, close() {} }, { listener: 'tcp', serverId: tree.serverId });
+    t.hub.receive(connection, JSON.stringify({ type: 'hello', hostname: 'h1', machineId: 'm1', version: '1', docker: { version: null, composeVersion: null } }));
+    t.db.update(deployment).set({ status: 'succeeded' }).where(eq(deployment.kind, 'deploy')).run();
+    const certificateEvents = () =>
+      t.db.select().from(event).where(eq(event.organizationId, tree.organizationId)).orderBy(event.id).all().filter((row) => row.kind.startsWith('certificate.'));
+    const report = (state: { status: string; error?: string; days?: number }) =>
+      t.hub.receive(
+        connection,
+        JSON.stringify({
+          type: 'ingress',
+          routes: [{ hostingId, upstreams: 1, containers: 1, problem: null }],
+          certificates: [
+            {
+              hostingId,
+              hostname: 'shop.example.test',
+              source: 'acme',
+              status: state.status,
+              error: state.error ?? null,
+              issuer: state.status === 'issued' ? 'CN=Pebble Intermediate' : null,
+              notAfter: state.days === undefined ? null : t.clock.now().getTime() + state.days * DAY_MS,
+            },
+          ],
+        }),
+      );
+
+    report({ status: 'pending' });
+    expect(certificateEvents()).toEqual([]);
+    report({ status: 'failed', error: 'urn:ietf:params:acme:error:dns: no such host' });
+    report({ status: 'failed', error: 'urn:ietf:params:acme:error:dns: no such host' });
+    report({ status: 'issued', days: 90 });
+    report({ status: 'issued', days: 90 });
+    report({ status: 'issued', days: 150 });
+    expect(certificateEvents().map((row) => [row.kind, row.severity, row.serverId, row.data?.hostnames])).toEqual([
+      ['certificate.failed', 'error', tree.serverId, ['shop.example.test']],
+      ['certificate.issued', 'info', tree.serverId, ['shop.example.test']],
+      ['certificate.renewed', 'info', tree.serverId, ['shop.example.test']],
+    ]);
+    expect(certificateEvents()[0]!.message).toBe('Certificate for shop.example.test could not be obtained: urn:ietf:params:acme:error:dns: no such host');
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Certificate events: issued, renewed, failed (ACME or the organization CA could not produce one)
- * and expiring. `recordCertificateEvent` is the one call for each; the ingress calls it for the
- * certificates it obtains, and `warnExpiringCertificates` (the hub's hourly sweep) for the TLS
+ * and expiring. `recordCertificateEvent` is the one call for each; the hub calls it for what the
+ * ingress reports (`certificateChangeEvent`), and `warnExpiringCertificates` (the hub's hourly sweep) for the TLS
  * library's certificates nearing their end. They join the organization's events feed and its
  * webhook like every other event.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { describeCertificate, readCertificateChain } from '../../crypto/certificates.ts';
 import { type Event, event, tls } from '../../db/schema/index.ts';
+import type { CertificateChange } from '../ingress/state.ts';
 import type { Queryable } from '../shared/database.ts';
 import type { EventRecorder } from './record.ts';
 
@@ -64,6 +65,25 @@ export function recordCertificateEvent(events: EventRecorder, input: Certificate
       ...(input.reason ? { reason: input.reason.slice(0, 1000) } : {}),
     },
   });
+}
+
+/**
+ * What a change a server's ingress reported announces: `failed` when a certificate turns failed or
+ * fails for another reason; `issued` when one it obtains (ACME or the organization CA) is first
+ * served; `renewed` when it is served again with a later end. Library certificates are uploaded,
+ * not obtained: only their failures (a name they do not cover) are announced.
+ */
+export function certificateChangeEvent(change: CertificateChange): CertificateEvent | null {
+  const { current, previous, organizationId, serverId } = change;
+  const base = { organizationId, serverId, hostnames: [current.hostname], expiresAt: current.notAfter?.toISOString() ?? null };
+  if (current.status === 'failed') {
+    const again = previous?.status === 'failed' && previous.error === current.error;
+    return again ? null : { ...base, kind: 'failed', reason: current.error };
+  }
+  if (current.status !== 'issued' || (current.source !== 'acme' && current.source !== 'internal')) return null;
+  if (previous?.status !== 'issued' || previous.source !== current.source) return { ...base, kind: 'issued' };
+  const later = (current.notAfter?.getTime() ?? 0) > (previous.notAfter?.getTime() ?? 0);
+  return later ? { ...base, kind: 'renewed' } : null;
 }
 
 /**
