@@ -181,7 +181,7 @@ describe.skipIf(missing !== null)('console pages follow the caller role in Chrom
   test('a member sees the service, its hostings, host account and bindings read-only', async () => {
     await member.goto(`${panel.url}/services/${ids.service}`);
     await heading(member, 'web').waitFor();
-    await member.getByText('shop.example.test').waitFor();
+    await member.getByText('shop.example.test', { exact: true }).waitFor();
     await member.getByText('Only admins and owners of this organization can add, change or delete hostings.').waitFor();
     await member.getByText('Only admins and owners of this organization can choose the host account.').waitFor();
     await member.getByText('Only admins and owners of this organization can bind databases to this service.').waitFor();
