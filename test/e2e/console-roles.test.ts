@@ -54,11 +54,14 @@ function writeControls(target: Page): Promise<string[]> {
   );
 }
 
-/** Enabled inputs other than radio buttons (the Compose view choice): every one of them would write. */
+/**
+ * Enabled inputs other than radio buttons (the Compose view choice) and the log viewer's filter and
+ * follow box (they only read): every one of them would write.
+ */
 function enabledInputs(target: Page): Promise<string[]> {
   return target.evaluate(() =>
     [...document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input:not([type="radio"]), textarea')]
-      .filter((input) => !input.disabled)
+      .filter((input) => !input.disabled && !input.closest('section.logs'))
       .map((input) => input.outerHTML.slice(0, 80)),
   );
 }
