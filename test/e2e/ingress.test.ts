@@ -57,9 +57,16 @@ const children: Subprocess[] = [];
 let panel: StartedPanel | undefined;
 
 afterAll(async () => {
+  // A daemon gets 10 s to stop on SIGTERM, then SIGKILL: since the observability landing one of
+  // the lab's daemons has been seen not to exit here (cause not found yet).
   for (const child of children.reverse()) {
     child.kill('SIGTERM');
-    await child.exited;
+    const stopped = await Promise.race([child.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+    if (!stopped) {
+      console.error('a lab daemon ignored SIGTERM for 10 s and is killed');
+      child.kill('SIGKILL');
+      await child.exited;
+    }
   }
   if (panel) {
     panel.process.kill('SIGTERM');
