@@ -30,7 +30,7 @@ import { TEST_KEY_RING } from '../harness.ts';
 import { chromiumMissing, launchChromium, screenshot, unlabelledControls, watchPage } from './browser.ts';
 import { type FleetLab, type LabHost, startFleetLab } from './fleet-lab.ts';
 import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
-import { type StartedPanel, startPanel } from './process.ts';
+import { type StartedPanel, startPanel, stopProcess } from './process.ts';
 
 const STEP_TIMEOUT_MS = 240_000;
 const WAIT_MS = 150_000;
@@ -114,14 +114,8 @@ const outputs = new Map<string, string[]>();
 let panel: StartedPanel | undefined;
 
 afterAll(async () => {
-  for (const daemon of daemons.values()) {
-    daemon.kill('SIGTERM');
-    await daemon.exited;
-  }
-  if (panel) {
-    panel.process.kill('SIGTERM');
-    await panel.process.exited;
-  }
+  for (const daemon of daemons.values()) await stopProcess(daemon);
+  if (panel) await stopProcess(panel.process);
   await lab?.down();
   rmSync(dataDir, { recursive: true, force: true });
 }, 120_000);

@@ -22,7 +22,7 @@ import { TEST_KEY_RING } from '../harness.ts';
 import { chromiumMissing, launchChromium, screenshot } from './browser.ts';
 import { type FleetLab, type LabHost, startFleetLab } from './fleet-lab.ts';
 import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
-import { type StartedPanel, startPanel } from './process.ts';
+import { type StartedPanel, startPanel, stopProcess } from './process.ts';
 
 const STEP_TIMEOUT_MS = 180_000;
 const WAIT_MS = 120_000;
@@ -57,14 +57,8 @@ const daemons: Subprocess[] = [];
 let panel: StartedPanel | undefined;
 
 afterAll(async () => {
-  for (const daemon of daemons) {
-    daemon.kill('SIGTERM');
-    await daemon.exited;
-  }
-  if (panel) {
-    panel.process.kill('SIGTERM');
-    await panel.process.exited;
-  }
+  for (const daemon of daemons) await stopProcess(daemon);
+  if (panel) await stopProcess(panel.process);
   await lab?.down();
   rmSync(dataDir, { recursive: true, force: true });
 }, 120_000);

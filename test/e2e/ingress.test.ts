@@ -28,7 +28,7 @@ import { TEST_KEY_RING } from '../harness.ts';
 import { chromiumMissing, launchChromium, screenshot, waitForConsole, watchPage } from './browser.ts';
 import { type FleetLab, startFleetLab } from './fleet-lab.ts';
 import { completeInstall, freePort, type Session } from './panel-api.ts';
-import { type StartedPanel, startPanel } from './process.ts';
+import { type StartedPanel, startPanel, stopProcess } from './process.ts';
 
 const STEP_TIMEOUT_MS = 240_000;
 const WAIT_MS = 120_000;
@@ -57,21 +57,8 @@ const children: Subprocess[] = [];
 let panel: StartedPanel | undefined;
 
 afterAll(async () => {
-  // A daemon gets 10 s to stop on SIGTERM, then SIGKILL: since the observability landing one of
-  // the lab's daemons has been seen not to exit here (cause not found yet).
-  for (const child of children.reverse()) {
-    child.kill('SIGTERM');
-    const stopped = await Promise.race([child.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
-    if (!stopped) {
-      console.error('a lab daemon ignored SIGTERM for 10 s and is killed');
-      child.kill('SIGKILL');
-      await child.exited;
-    }
-  }
-  if (panel) {
-    panel.process.kill('SIGTERM');
-    await panel.process.exited;
-  }
+  for (const child of children.reverse()) await stopProcess(child);
+  if (panel) await stopProcess(panel.process);
   if (lab.started) await lab.lab.down();
   rmSync(dataDir, { recursive: true, force: true });
 }, 120_000);

@@ -66,3 +66,17 @@ export function spawnLogged(cmd: string[], env: Record<string, string>): { child
   }
   return { child, logs: () => output.join('') };
 }
+
+/**
+ * Stops a process with SIGTERM, then SIGKILL if it has not exited within `graceMs`: since the
+ * observability landing, a lab daemon with running containers has been seen not to exit on
+ * SIGTERM (cause not found yet), which hung lab teardowns past their limit.
+ */
+export async function stopProcess(child: Subprocess, graceMs = 10_000): Promise<void> {
+  child.kill('SIGTERM');
+  const stopped = await Promise.race([child.exited.then(() => true), Bun.sleep(graceMs).then(() => false)]);
+  if (stopped) return;
+  console.error(`process ${child.pid} ignored SIGTERM for ${graceMs} ms and is killed`);
+  child.kill('SIGKILL');
+  await child.exited;
+}
