@@ -23,7 +23,7 @@ import { IdParams, listEnvelope, NoContent, type Page } from '../contract/common
 import type { MembershipRole } from '../contract/enums.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type { Actor } from '../domain/actor.ts';
-import { type Derivations, presenterOf } from './present.ts';
+import { type Derivations, describedAnswer, presenterOf } from './present.ts';
 import { errorResponses } from './schemas.ts';
 
 type Shape = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
@@ -67,10 +67,14 @@ function detailOf(tag: string, op: Documented, role: MembershipRole) {
   return { tags: [tag], summary: op.summary, description, 'x-panel-role': role };
 }
 
-/** A read needing more than membership is refused to members (403), like any write. */
+/**
+ * The answers of an operation. The success answer is built by the resource's presenter from its
+ * schema, so it is described but not checked again as it leaves (present.ts, describedAnswer).
+ * A read needing more than membership is refused to members (403), like any write.
+ */
 function responsesOf(status: number, schema: GenericSchema, op: Documented, base: readonly ErrorCode[], role: MembershipRole) {
   const refusal = role === 'member' ? [] : ROLE_ERRORS;
-  return { [status]: schema, ...errorResponses(...base, ...refusal, ...(op.errors ?? [])) };
+  return { [status]: describedAnswer(schema), ...errorResponses(...base, ...refusal, ...(op.errors ?? [])) };
 }
 
 interface Context {
