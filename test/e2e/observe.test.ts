@@ -23,9 +23,10 @@ import { e2eStateDir, startRealDocker } from './real-docker.ts';
 const STEP_TIMEOUT_MS = 120_000;
 const WAIT_MS = 90_000;
 const MAIN = join(import.meta.dir, '../../src/main.ts');
-const ticker = (label: string) => `services:
+const ticker = (label: string, replicas = 1) => `services:
   clock:
     image: local/busybox:1
+    deploy: {replicas: ${replicas}}
     network_mode: none # the single-engine test tool has no bridge networks
     environment:
       LABEL: ${label}
@@ -234,8 +235,8 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
   describe.skipIf(browserMissing !== null)('the console', () => {
     let page: Page;
 
-    test('the service page shows its lines live, with filters, and its charts', async () => {
-      await deploy(ticker('third'));
+    test('the service page shows its lines live, with filters, one replica or all, and its charts', async () => {
+      await deploy(ticker('third', 2));
       browser = await launchChromium();
       page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       const watched = watchPage(page, url);
@@ -249,6 +250,15 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
       await screenshot(page, 'observe-service-logs');
       await logView.getByLabel('Filter').fill('tick 2');
       expect(await logView.locator('[data-log-line]').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/tick 2\d*$/)]));
+      await logView.getByLabel('Filter').fill('');
+      const sources = () => logView.locator('[data-log-line] .log-source').allTextContents();
+      await eventually('lines of both replicas', async () => ((await sources()).some((text) => text === '#2') ? true : undefined), logs);
+      const second = (await logView.getByLabel('Replica').locator('option').allTextContents()).find((label) => label.startsWith('#2 '))!;
+      await logView.getByLabel('Replica').selectOption({ label: second });
+      await eventually('only the second replica', async () => {
+        const shown = await sources();
+        return shown.length > 0 && shown.every((text) => text === '#2') ? true : undefined;
+      }, logs);
       await logView.getByRole('button', { name: 'Pause' }).click();
       await logView.getByRole('button', { name: 'Resume' }).waitFor();
       await screenshot(page, 'observe-service-logs-filtered');
