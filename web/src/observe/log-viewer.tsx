@@ -9,7 +9,7 @@ import { ApiError } from '../api.ts';
 import { type Choice, SelectField } from '../forms.tsx';
 import { type LiveConnection, subscribeLive } from '../live-subscription.ts';
 import type { LogsFrame } from '../../../src/contract/live.ts';
-import { type LogFilter, type LogLine, type LogTarget, logDownloadUrl, observeApi, replicaLabel } from './observe-api.ts';
+import { type LogFilter, type LogLine, type LogTarget, logDownloadUrl, narrowedTarget, observeApi, replicaLabel } from './observe-api.ts';
 
 const MAX_SHOWN = 2_000;
 const LIVE_TAIL = 200;
@@ -122,7 +122,8 @@ function formatTime(at: string, withDate: boolean): string {
  */
 export function LogViewer({ target: whole, serviceNames, replicas = [] }: { target: LogTarget; serviceNames?: Record<string, string>; replicas?: readonly Choice[] }) {
   const [replica, setReplica] = useState('');
-  const target: LogTarget = replica ? { containerId: replica } : whole;
+  const target = narrowedTarget(whole, replica, replicas);
+  const chosen = 'containerId' in target ? target.containerId : '';
   const [range, setRange] = useState<Range>('live');
   const [q, setQ] = useState('');
   const [stream, setStream] = useState<'' | 'stdout' | 'stderr'>('');
@@ -163,8 +164,8 @@ export function LogViewer({ target: whole, serviceNames, replicas = [] }: { targ
       </div>
       <div class="toolbar">
         <SelectField inline id="log-range" name="range" label="Show" choices={RANGES} selected={range} onChange={(value) => setRange(value as Range)} />
-        {replicas.length > 1 && (
-          <SelectField inline id="log-replica" name="replica" label="Replica" choices={[{ value: '', label: 'Every replica' }, ...replicas]} selected={replica} onChange={setReplica} />
+        {(replicas.length > 1 || chosen) && (
+          <SelectField inline id="log-replica" name="replica" label="Replica" choices={[{ value: '', label: 'Every replica' }, ...replicas]} selected={chosen} onChange={setReplica} />
         )}
         <div class="field inline">
           <label for="log-filter">Filter</label>

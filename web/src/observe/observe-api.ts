@@ -4,6 +4,7 @@
  * deploymentLog, metrics and events).
  */
 import { call, type Page } from '../api.ts';
+import type { Choice } from '../forms.tsx';
 import type { Container, Deployment } from '../deploy-api.ts';
 import type { DeploymentLogLine, LogPage } from '../../../src/contract/logs.ts';
 import type { MetricsAnswer } from '../../../src/contract/metrics.ts';
@@ -42,6 +43,21 @@ const query = (target: object, extra: object = {}): Query => ({ ...(target as Qu
  */
 export const replicaLabel = (serviceId: string, ordinal: number, fallback: string, serviceNames?: Record<string, string>) =>
   serviceNames ? `${serviceNames[serviceId] ?? fallback}#${ordinal}` : `#${ordinal}`;
+
+/**
+ * The replicas a service's log view offers: its container rows that still exist, by ordinal, each
+ * named by its replica (`#2`) and, when it is not running, its state (`#2 (exited)`).
+ */
+export function replicaChoices(rows: readonly Container[]): Choice[] {
+  return rows
+    .filter((row) => !row.isRemoved && row.role === 'service')
+    .sort((a, b) => a.ordinal - b.ordinal)
+    .map((row) => ({ value: row.id, label: row.status === 'running' ? `#${row.ordinal}` : `#${row.ordinal} (${row.status})` }));
+}
+
+/** What the view reads: the chosen replica while it is still offered, else the whole target. */
+export const narrowedTarget = (whole: LogTarget, replica: string, choices: readonly Choice[]): LogTarget =>
+  replica && choices.some((choice) => choice.value === replica) ? { containerId: replica } : whole;
 
 /** The download URL of what a log view shows (the browser saves it as a file). */
 export const logDownloadUrl = (target: LogTarget, filter: LogFilter) =>

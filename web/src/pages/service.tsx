@@ -26,13 +26,13 @@ import { ServiceVariables } from '../variables/service-variables.tsx';
 import { RunsAsSection } from './service-tenancy.tsx';
 import { DatabaseBindingsSection } from './service-bindings.tsx';
 import { LogViewer } from '../observe/log-viewer.tsx';
-import { observeApi } from '../observe/observe-api.ts';
+import { observeApi, replicaChoices } from '../observe/observe-api.ts';
 import { MetricsPanel } from '../observe/metrics-panel.tsx';
 
 export function ServicePage({ id }: { id: string }) {
   const service = useResource(`service:${id}`, () => hostingApi.service(id));
   const containers = useResource(`service-containers:${id}`, () => observeApi.containers(id));
-  const replicas = (containers.data?.data ?? []).filter((row) => !row.isRemoved).map((row) => ({ value: row.id, label: `#${row.ordinal}` }));
+  const replicas = replicaChoices(containers.data?.data ?? []);
   const hostings = useList(`hostings:${id}`, (cursor) => hostingApi.list({ serviceId: id, cursor }));
   const environmentId = service.data?.environmentId;
   const project = useResource(`service-project:${environmentId ?? ''}`, async () =>
