@@ -117,8 +117,9 @@ function formatTime(at: string, withDate: boolean): string {
 
 /**
  * `serviceNames` (an environment's services by id) makes each line say which service and replica
- * it came from; without it a line says only its replica (`#2`). `replicas` (container row ids and
- * names) offers to narrow the view to one container.
+ * it came from; without it a line says only its replica (`#2`). `replicas` (a service's container
+ * rows, replicaChoices) offers to narrow the view, live and ranged, to one of them; a chosen replica
+ * that is no longer offered falls back to every replica.
  */
 export function LogViewer({ target: whole, serviceNames, replicas = [] }: { target: LogTarget; serviceNames?: Record<string, string>; replicas?: readonly Choice[] }) {
   const [replica, setReplica] = useState('');
