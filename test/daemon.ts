@@ -9,13 +9,22 @@ import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { hashToken, newOpaqueToken } from '../src/auth/token.ts';
 import { generateDaemonKeyPair } from '../src/crypto/index.ts';
-import type { HubSocket } from '../src/daemon/hub.ts';
+import type { HubConnection, HubSocket } from '../src/daemon/hub.ts';
 import type { Frame, HelloFrame } from '../src/contract/daemon-protocol.ts';
 import { server } from '../src/db/schema/index.ts';
 import type { TestApp } from './harness.ts';
 
-/** Resolves after the current event-loop turn: the hub writes disconnects then (DaemonHub.flushDisconnects). */
+/** Resolves after the current event-loop turn: the hub writes hellos and disconnects then (flushHellos, flushDisconnects). */
 export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A daemon's hello, written as the hub writes it after the turn (DaemonHub.flushHellos), for a
+ * test that goes on in the same turn: the record is connected when this returns.
+ */
+export function sayHello(t: TestApp, connection: HubConnection, hello: object): void {
+  t.hub.receive(connection, JSON.stringify(hello));
+  t.hub.flushHellos();
+}
 
 export class FakeSocket implements HubSocket {
   readonly sent: string[] = [];

@@ -4,7 +4,7 @@
  */
 import { container, type ContainerRole } from '../src/db/schema/index.ts';
 import type { ContainerLines, Frame, Line } from '../src/contract/daemon-protocol.ts';
-import { enrolledServer, FakeSocket, helloFrame } from './daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, sayHello } from './daemon.ts';
 import { createTestApp, type TestApp } from './harness.ts';
 import { createOwner } from './identity.ts';
 import { seedTree } from './seed.ts';
@@ -23,7 +23,7 @@ export function observedWorld(t: TestApp = createTestApp()) {
   const socket = new FakeSocket();
   const connection = t.hub.open(socket, { listener: 'tcp', serverId: node.id });
   const send = (frame: Frame | object) => t.hub.receive(connection, JSON.stringify(frame));
-  send(helloFrame({ serverId: node.id, machineId: node.machineId, features: ['output', 'logs', 'metrics', 'watch'] }));
+  sayHello(t, connection, helloFrame({ serverId: node.id, machineId: node.machineId, features: ['output', 'logs', 'metrics', 'watch'] }));
   return { t, owner, tree, node, row, socket, connection, send };
 }
 

@@ -6,10 +6,10 @@
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { PANEL_LABELS } from '../compose/naming.ts';
-import { container, daemonCommand, deployment } from '../db/schema/index.ts';
+import { container, daemonCommand, deployment, server } from '../db/schema/index.ts';
 import { insertCommand } from '../domain/commands/service.ts';
 import { insertDeployment } from '../domain/deployments/queries.ts';
-import { enrolledServer, FakeSocket, helloFrame } from '../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, nextTurn, sayHello } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
 import { seedTree } from '../../test/seed.ts';
@@ -30,7 +30,7 @@ function setup() {
   const connect = () => {
     const socket = new FakeSocket();
     const connection = t.hub.open(socket, { listener: 'tcp', serverId: node.id });
-    t.hub.receive(connection, JSON.stringify(helloFrame({ serverId: node.id, machineId: node.machineId })));
+    sayHello(t, connection, helloFrame({ serverId: node.id, machineId: node.machineId }));
     return { socket, connection };
   };
   return { t, owner, tree, node, queue, connect };
@@ -106,6 +106,21 @@ describe('command lifecycle', () => {
     send(t, b.connection, { type: 'ack', id: pending.id });
     send(t, b.connection, { type: 'result', id: pending.id, ok: true });
     expect(commandRow(t, pending.id).status).toBe('succeeded');
+  });
+
+  test('a hello is written after its turn, its open commands are sent at once: each exactly once, acks in that turn count', async () => {
+    const { t, node, queue } = setup();
+    const [first, second] = [queue(), queue()];
+    const socket = new FakeSocket();
+    const connection = t.hub.open(socket, { listener: 'tcp', serverId: node.id });
+    send(t, connection, helloFrame({ serverId: node.id, machineId: node.machineId }));
+    send(t, connection, { type: 'ack', id: first.id });
+    t.hub.dispatch(node.id);
+    await nextTurn();
+    t.hub.dispatch(node.id);
+    expect(socket.framesOf('command').map((frame) => frame.id)).toEqual([first.id, second.id]);
+    expect([commandRow(t, first.id).status, commandRow(t, second.id).status]).toEqual(['acknowledged', 'delivered']);
+    expect(t.db.select({ status: server.status }).from(server).where(eq(server.id, node.id)).get()!.status).toBe('connected');
   });
 
   test('duplicate results change nothing (compare-and-set)', () => {

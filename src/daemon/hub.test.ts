@@ -5,17 +5,26 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { server } from '../db/schema/index.ts';
-import { enrolledServer, FakeSocket, helloFrame, nextTurn } from '../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, nextTurn, sayHello } from '../../test/daemon.ts';
+import { event, server } from '../db/schema/index.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
 import { HUB_FEATURES, type HubClaim, type HubConnection } from './hub.ts';
 import { CLOSE_CODES, MAX_FRAME_BYTES } from '../contract/daemon-protocol.ts';
 
+/** A connection, and its hello written as after the turn (see 'hellos are written in batches' for the turn itself). */
 function connect(t: TestApp, claim: HubClaim, hello?: object) {
   const socket = new FakeSocket();
   const connection = t.hub.open(socket, claim);
-  if (hello) t.hub.receive(connection, JSON.stringify(hello));
+  if (hello) sayHello(t, connection, hello);
+  return { socket, connection };
+}
+
+/** A connection whose hello is answered but, like every hello of this turn, not written yet. */
+function connectInThisTurn(t: TestApp, claim: HubClaim, hello: object) {
+  const socket = new FakeSocket();
+  const connection = t.hub.open(socket, claim);
+  t.hub.receive(connection, JSON.stringify(hello));
   return { socket, connection };
 }
 
@@ -192,6 +201,73 @@ describe('heartbeats', () => {
     expect(others.map((other) => serverRow(t, other.id).status)).toEqual(['disconnected', 'disconnected', 'disconnected']);
     expect(serverRow(t, node.id).status).toBe('connected');
     expect(t.hub.isConnected(node.id)).toBe(true);
+  });
+});
+
+describe('hellos are written in batches after the turn', () => {
+  const serverEvents = (t: TestApp, id: string) =>
+    t.db.select({ kind: event.kind }).from(event).where(eq(event.serverId, id)).orderBy(event.id).all().map((row) => row.kind);
+
+  test('a hello is answered at once and written after the turn: connected, with one event', async () => {
+    const { t, node, tcp } = setup();
+    const { socket } = connectInThisTurn(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId, hostname: 'node-a' }));
+    expect(socket.framesOf('welcome')).toHaveLength(1);
+    expect(t.hub.isConnected(node.id)).toBe(true);
+    expect(serverRow(t, node.id).status).toBe('pending');
+    expect(serverEvents(t, node.id)).toEqual([]);
+    await nextTurn();
+    expect(serverRow(t, node.id)).toMatchObject({ status: 'connected', hostname: 'node-a' });
+    expect(serverEvents(t, node.id)).toEqual(['server.connected']);
+  });
+
+  test('many hellos in one turn: a batch of the size given, the rest on the next turn', async () => {
+    const { t, owner, tcp } = setup();
+    const nodes = Array.from({ length: 3 }, () => enrolledServer(t, owner.organizationId));
+    for (const node of nodes) connectInThisTurn(t, tcp(node.id), helloFrame({ serverId: node.id, machineId: node.machineId }));
+    t.hub.flushHellos(2);
+    expect(nodes.map((node) => serverRow(t, node.id).status)).toEqual(['connected', 'connected', 'pending']);
+    await nextTurn();
+    expect(nodes.map((node) => serverRow(t, node.id).status)).toEqual(['connected', 'connected', 'connected']);
+    expect(nodes.map((node) => serverEvents(t, node.id))).toEqual(nodes.map(() => ['server.connected']));
+  });
+
+  test('a daemon gone before its hello is written: nothing is written for it, and a record it had connected becomes disconnected', async () => {
+    const { t, owner, node, tcp } = setup();
+    // Closed in the turn of its hello: never written, no event either way.
+    const brief = connectInThisTurn(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId }));
+    t.hub.closed(brief.connection, 1006, '');
+    await nextTurn();
+    expect(serverRow(t, node.id).status).toBe('pending');
+    expect(serverEvents(t, node.id)).toEqual([]);
+
+    // Connected and written; a newer connection replaces it and drops in the same turn.
+    const other = enrolledServer(t, owner.organizationId);
+    const hello = helloFrame({ serverId: other.id, machineId: other.machineId });
+    connect(t, tcp(other.id), hello);
+    const newer = connectInThisTurn(t, tcp(other.id), hello);
+    t.hub.closed(newer.connection, 1006, '');
+    await nextTurn();
+    expect(serverRow(t, other.id).status).toBe('disconnected');
+    expect(serverEvents(t, other.id)).toEqual(['server.connected', 'server.disconnected']);
+    expect(t.hub.isConnected(other.id)).toBe(false);
+  });
+
+  test('a hello the batch cannot write is written alone; one that still fails is closed (1011) and its next hello is flagged', async () => {
+    const { t, owner, tcp } = setup();
+    // Two records without a machine id, claiming one machine in the same turn: the second claim breaks the unique index.
+    const [a, b] = [enrolledServer(t, owner.organizationId), enrolledServer(t, owner.organizationId)];
+    t.db.update(server).set({ machineId: null }).where(eq(server.organizationId, owner.organizationId)).run();
+    const hello = (id: string) => helloFrame({ serverId: id, machineId: 'one-machine' });
+    const first = connectInThisTurn(t, tcp(a.id), hello(a.id));
+    const second = connectInThisTurn(t, tcp(b.id), hello(b.id));
+    await nextTurn();
+    expect(serverRow(t, a.id)).toMatchObject({ status: 'connected', machineId: 'one-machine', flag: null });
+    expect(first.socket.closedWith).toBeNull();
+    expect(second.socket.closedWith).toEqual({ code: 1011, reason: 'internal error' });
+    expect(serverRow(t, b.id)).toMatchObject({ status: 'pending', machineId: null });
+    connect(t, tcp(b.id), hello(b.id));
+    expect(serverRow(t, b.id)).toMatchObject({ status: 'connected', machineId: null, flag: 'duplicate_machine_id' });
+    expect(serverRow(t, a.id).flag).toBe('duplicate_machine_id');
   });
 });
 

@@ -29,6 +29,10 @@
  * - Connects and disconnects are published through the notifier (src/domain/notify.ts) for
  *   /ws/client/v1; the tick's last_seen_at touches of connected servers are not (a connected
  *   server is seen now).
+ * - A hello is answered (welcome, open commands) in its own turn; the record it connects and the
+ *   records disconnects leave, with their events, are written after that turn, in batches
+ *   (flushHellos, flushDisconnects), so thousands of daemons reconnecting at once are a few
+ *   commits between which requests are served, not one commit each.
  * - The hub keeps sockets, timers and framing. What a frame changes in the database, and in which
  *   transaction, is the domain's: src/domain/daemons/outcomes.ts (ack, result, report, expiry,
  *   undeliverable commands), src/domain/daemons/fabric.ts (fabric state) and
@@ -48,6 +52,7 @@ import {
   findLocalServer,
   checkLocalKey,
   connectServer,
+  type HelloOutcome,
   findMachineTwin,
   firstOrganizationId,
   localServerFor,
@@ -58,13 +63,14 @@ import {
 import { expireCommands, failUndeliverableCommand, onAck, onIngress, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
 import { onFabricStatus } from '../domain/daemons/fabric.ts';
 import type { Notifier } from '../domain/notify.ts';
+import type { Queryable } from '../domain/shared/database.ts';
 import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, type ObservabilityFeature, parseFrame } from '../contract/daemon-protocol.ts';
 
 /** The observability frames this hub takes (announced in the welcome). */
 export const HUB_FEATURES: ObservabilityFeature[] = ['output', 'logs', 'metrics'];
 
-/** Disconnects written in one transaction at most; the rest wait for the next event-loop turn. */
-const DISCONNECT_BATCH = 500;
+/** Hellos or disconnects written in one transaction at most; the rest wait for the next event-loop turn. */
+const CONNECTION_BATCH = 100;
 
 /** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
 export interface HubSocket {
@@ -90,6 +96,15 @@ export interface HubOptions {
   expirySweepIntervalMs?: number;
   /** Log retention, webhook policy and the key ring for webhook secrets (issue 19). */
   observe?: ObservabilityOptions;
+}
+
+/** A hello accepted and answered, its record not written yet (DaemonHub.flushHellos). */
+interface PendingHello {
+  connection: HubConnection;
+  row: Server;
+  hello: HelloFrame;
+  at: Date;
+  outcome: HelloOutcome;
 }
 
 export class HubConnection {
@@ -130,6 +145,9 @@ export class DaemonHub {
   private readonly idleTimeoutMs: number;
   private readonly tickIntervalMs: number;
   private readonly expirySweepIntervalMs: number;
+  /** Accepted hellos not written yet: written in batches by flushHellos. */
+  private pendingHellos: PendingHello[] = [];
+  private hellosScheduled = false;
   /** Servers whose connection closed, with when: written in batches by flushDisconnects. */
   private readonly closedServers = new Map<string, Date>();
   private flushScheduled = false;
@@ -291,19 +309,58 @@ export class DaemonHub {
       flagged.add(resolved.id).add(twin.id);
       logger.warn('two server records present one machine id; they are kept apart', { serverIds: [resolved.id, twin.id], machineId: hello.machineId });
     }
-    const server = connectServer(db, resolved, hello, now, { flagged: [...flagged], claimMachineId: !twin, recordKey });
-
-    connection.serverId = server.id;
-    connection.organizationId = server.organizationId;
+    connection.serverId = resolved.id;
+    connection.organizationId = resolved.organizationId;
     connection.hello = hello;
-    this.byServer.set(server.id, connection);
+    this.byServer.set(resolved.id, connection);
     if (previous && previous !== connection) this.terminate(previous, CLOSE_CODES.replaced, 'replaced by a newer connection of this server');
-    logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
-    this.notifier.server(server);
-    this.observe.serverChanged(server, true);
-    this.send(connection, { type: 'welcome', serverId: server.id, features: HUB_FEATURES });
-    if (this.observe.isWatched(server.id)) this.sendWatch(server.id, WATCHED_METRICS_INTERVAL_MS);
+    logger.info('daemon connected', { serverId: resolved.id, local: resolved.isLocal, hostname: hello.hostname, version: hello.version });
+    this.pendingHellos.push({ connection, row: resolved, hello, at: now, outcome: { flagged: [...flagged], claimMachineId: !twin, recordKey } });
+    this.scheduleHellos();
+    this.send(connection, { type: 'welcome', serverId: resolved.id, features: HUB_FEATURES });
+    if (this.observe.isWatched(resolved.id)) this.sendWatch(resolved.id, WATCHED_METRICS_INTERVAL_MS);
     this.deliver(connection);
+  }
+
+  /**
+   * Writes the hellos accepted so far (the record connected, its event, the client feed), at
+   * most `limit` in one transaction, and leaves the rest for the next event-loop turn. Runs
+   * after the turn that accepted them (and from tick and stop); the daemon has its welcome and
+   * its open commands already. A commit per hello stalled the server when thousands of daemons
+   * reconnected at once. A connection that closed or was replaced meanwhile is not written (its
+   * disconnect finds the record as the last written hello left it). Should the batch fail (two
+   * records claiming one machine id in it), each hello is written alone, so one cannot hold up
+   * the rest; one that still fails is closed like a frame that fails (1011) and comes again.
+   */
+  flushHellos(limit = CONNECTION_BATCH): void {
+    this.hellosScheduled = false;
+    const batch = this.pendingHellos.slice(0, limit).filter((pending) => this.byServer.get(pending.row.id) === pending.connection);
+    this.pendingHellos = this.pendingHellos.slice(limit);
+    const connect = (db: Queryable, pending: PendingHello) => connectServer(db, pending.row, pending.hello, pending.at, pending.outcome) ?? [];
+    let rows: Server[];
+    try {
+      rows = this.options.db.transaction((tx) => batch.flatMap((pending) => connect(tx, pending)));
+    } catch {
+      rows = batch.flatMap((pending) => {
+        try {
+          return connect(this.options.db, pending);
+        } catch (error) {
+          // As for a frame that fails: closed (1011); the daemon reconnects and says hello again.
+          this.options.logger.error('recording a daemon hello failed', { serverId: pending.row.id, error: (error as Error).message });
+          this.terminate(pending.connection, 1011, 'internal error');
+          return [];
+        }
+      });
+    }
+    for (const row of rows) this.notifier.server(row);
+    this.observe.serversChanged(rows, true);
+    if (this.pendingHellos.length > 0) this.scheduleHellos();
+  }
+
+  private scheduleHellos(): void {
+    if (this.hellosScheduled) return;
+    this.hellosScheduled = true;
+    setImmediate(() => this.flushHellos());
   }
 
   /**
@@ -433,6 +490,7 @@ export class DaemonHub {
         this.send(connection, { type: 'ping', ts: now });
       }
     }
+    this.flushHellos(Number.POSITIVE_INFINITY);
     touchLastSeen(this.options.db, seen, new Date(now));
     this.flushDisconnects(Number.POSITIVE_INFINITY);
     if (now - this.lastSweepAt >= this.expirySweepIntervalMs) {
@@ -460,6 +518,7 @@ export class DaemonHub {
   stop(): void {
     if (this.interval) clearInterval(this.interval);
     this.interval = null;
+    this.flushHellos(Number.POSITIVE_INFINITY);
     for (const connection of [...this.connections]) this.terminate(connection, CLOSE_CODES.goingAway, 'control plane stopping');
     this.flushDisconnects(Number.POSITIVE_INFINITY);
     this.observe.stop();
@@ -473,7 +532,7 @@ export class DaemonHub {
    * one commit, and requests are served between batches. A server that reconnected meanwhile
    * stays connected. A failed write is kept and tried again.
    */
-  flushDisconnects(limit = DISCONNECT_BATCH): void {
+  flushDisconnects(limit = CONNECTION_BATCH): void {
     this.flushScheduled = false;
     const batch = [...this.closedServers].slice(0, limit);
     for (const [serverId] of batch) this.closedServers.delete(serverId);
@@ -481,10 +540,8 @@ export class DaemonHub {
       const rows = this.options.db.transaction((tx) =>
         batch.flatMap(([serverId, at]) => (this.byServer.has(serverId) ? [] : (markDisconnected(tx, serverId, at) ?? []))),
       );
-      for (const row of rows) {
-        this.notifier.server(row);
-        this.observe.serverChanged(row, false);
-      }
+      for (const row of rows) this.notifier.server(row);
+      this.observe.serversChanged(rows, false);
     } catch (error) {
       for (const [serverId, at] of batch) if (!this.closedServers.has(serverId)) this.closedServers.set(serverId, at);
       this.options.logger.error('recording disconnected daemons failed; tried again on the next tick', { servers: batch.length, error: (error as Error).message });

@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import { generateDaemonKeyPair } from '../crypto/index.ts';
 import { server } from '../db/schema/index.ts';
 import { allowNewLocalDaemonKey } from '../domain/servers/local-key.ts';
-import { enrolledServer, FakeSocket, helloFrame, listenOnUnixSocket, upgradeStatus } from '../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, sayHello, listenOnUnixSocket, upgradeStatus } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner, tokenFor } from '../../test/identity.ts';
 import { DaemonHub, type HubConnection } from './hub.ts';
@@ -41,7 +41,7 @@ const localRow = (t: TestApp) => t.db.select().from(server).where(eq(server.isLo
 function localHello(t: TestApp, daemonKey?: { keyId: string; publicKey: string }): { socket: FakeSocket; connection: HubConnection } {
   const socket = new FakeSocket();
   const connection = t.hub.open(socket, { listener: 'unix' });
-  t.hub.receive(connection, JSON.stringify(helloFrame({ hostname: 'panel-host', machineId: 'panel-host', ...(daemonKey ? { daemonKey } : {}) })));
+  sayHello(t, connection, helloFrame({ hostname: 'panel-host', machineId: 'panel-host', ...(daemonKey ? { daemonKey } : {}) }));
   return { socket, connection };
 }
 

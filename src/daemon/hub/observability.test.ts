@@ -11,7 +11,7 @@ import { insertCommand } from '../../domain/commands/service.ts';
 import { deploymentLogOf, MAX_DEPLOYMENT_LOG_LINES } from '../../domain/deployments/logs.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';
 import { countEvents, MAX_EVENTS_PER_ORGANIZATION, pruneEvents } from '../../domain/events/queries.ts';
-import { enrolledServer, FakeSocket, helloFrame } from '../../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, sayHello } from '../../../test/daemon.ts';
 import { observedWorld } from '../../../test/observe.ts';
 import { insertRow } from '../../../test/db.ts';
 import type { DeploymentLogEvent } from './observability.ts';
@@ -58,7 +58,7 @@ describe('deploy logs', () => {
     const other = enrolledServer(t, owner.organizationId);
     const otherSocket = new FakeSocket();
     const otherConnection = t.hub.open(otherSocket, { listener: 'tcp', serverId: other.id });
-    t.hub.receive(otherConnection, JSON.stringify(helloFrame({ serverId: other.id, machineId: other.machineId })));
+    sayHello(t, otherConnection, helloFrame({ serverId: other.id, machineId: other.machineId }));
     t.hub.receive(otherConnection, JSON.stringify({ type: 'output', commandId: command.id, lines: [[1, 'stdout', 'not yours']] }));
     send({ type: 'output', commandId: 'no-such-command', lines: [[1, 'stdout', 'nobody']] });
     send({ type: 'result', id: command.id, ok: true });

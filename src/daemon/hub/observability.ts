@@ -118,8 +118,14 @@ export class Observability {
     this.record(deploymentEvent(this.db, row));
   }
 
-  serverChanged(row: Server, connected: boolean): void {
-    this.record(serverEvent(row, connected));
+  /** Servers that connected (or disconnected) in one of the hub's batches: their events in one transaction. */
+  serversChanged(rows: readonly Server[], connected: boolean): void {
+    if (rows.length === 0) return;
+    try {
+      this.events.recordAll(rows.map((row) => serverEvent(row, connected)));
+    } catch (error) {
+      this.logger.error('cannot record events', { kind: connected ? 'server.connected' : 'server.disconnected', count: rows.length, error: (error as Error).message });
+    }
   }
 
   /** A report on the daemon's own account changed rows: one event per changed status. */

@@ -99,11 +99,11 @@ export function checkLocalKey(row: Server, hello: HelloFrame): LocalKeyCheck {
  * Marks the record connected and records what the hello said: a machine id the record lacks
  * (`claimMachineId`), and for the local slot the daemon key when checkLocalKey said to.
  */
-export function recordHello(db: Queryable, row: Server, hello: HelloFrame, now: Date, claimMachineId: boolean, recordKey = false): Server {
+export function recordHello(db: Queryable, row: Server, hello: HelloFrame, now: Date, claimMachineId: boolean, recordKey = false): Server | undefined {
   const claim = row.machineId === null && claimMachineId;
   if (!recordKey && !claim) {
     // The common reconnect: one prepared statement.
-    return preparedOnce(db, connectStatement).get({ id: row.id, now: now.getTime(), hostname: hello.hostname })!;
+    return preparedOnce(db, connectStatement).get({ id: row.id, now: now.getTime(), hostname: hello.hostname });
   }
   const key = recordKey && hello.daemonKey ? { publicKey: hello.daemonKey.publicKey, daemonKeyId: hello.daemonKey.keyId, keyResetAt: null } : {};
   const machine = claim ? { machineId: hello.machineId } : {};
@@ -112,23 +112,30 @@ export function recordHello(db: Queryable, row: Server, hello: HelloFrame, now: 
     .set({ status: 'connected', lastSeenAt: now, hostname: hello.hostname, ...key, ...machine })
     .where(eq(server.id, row.id))
     .returning()
-    .get()!;
+    .get();
 }
 
 /** The local slot's record for this hello (created at the first one after the install), in one transaction. */
 export const localServerFor = (db: Db, hello: HelloFrame): Server | undefined => db.transaction((tx) => resolveLocalServer(tx, hello));
 
+/** What a hello found: records to flag as sharing one machine, and what the record takes from it. */
+export interface HelloOutcome {
+  flagged: readonly string[];
+  claimMachineId: boolean;
+  recordKey: boolean;
+}
+
 /**
  * A daemon's hello accepted: the record is connected, and the records sharing its identity
- * (`flagged`) are flagged, together.
+ * (`flagged`) are flagged, together. Undefined when the record was deleted meanwhile.
  */
 export function connectServer(
-  db: Db,
+  db: Queryable,
   row: Server,
   hello: HelloFrame,
   now: Date,
-  outcome: { flagged: readonly string[]; claimMachineId: boolean; recordKey: boolean },
-): Server {
+  outcome: HelloOutcome,
+): Server | undefined {
   const { flagged, claimMachineId, recordKey } = outcome;
   if (flagged.length === 0) return recordHello(db, row, hello, now, claimMachineId, recordKey);
   return db.transaction((tx) => {
@@ -146,12 +153,13 @@ const disconnectStatement = (db: Queryable) =>
   db
     .update(server)
     .set({ status: 'disconnected', lastSeenAt: param('now'), updatedAt: param('now') })
-    .where(eq(server.id, sql.placeholder('id')))
+    .where(and(eq(server.id, sql.placeholder('id')), eq(server.status, 'connected')))
     .returning()
     .prepare();
 
 /**
- * The record as it is now, or undefined when the server was deleted meanwhile. Prepared: when
+ * The record now disconnected, or undefined when it was not connected (deleted meanwhile, or a
+ * daemon that closed before its hello was written: nothing to undo, no event). Prepared: when
  * many daemons drop at once (a network blip, a restart of their side) every close asks.
  */
 export function markDisconnected(db: Queryable, serverId: string, now: Date): Server | undefined {

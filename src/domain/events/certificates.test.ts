@@ -8,6 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { container, deployment, type Event, event } from '../../db/schema/index.ts';
 import { rsaKey, serverCertificate } from '../../../test/certificates.ts';
 import { clientAs } from '../../../test/client.ts';
+import { sayHello } from '../../../test/daemon.ts';
 import { createTestApp } from '../../../test/harness.ts';
 import { seedTenants } from '../../../test/seed.ts';
 import { EXPIRY_WARNING_DAYS } from './certificates.ts';
@@ -83,7 +84,7 @@ describe('certificates the ingress reports', () => {
     t.db.insert(container).values({ serviceId: tree.serviceId, serverId: tree.serverId, containerName: 'web-1', composeServiceName: 'web', ordinal: 1 }).run();
     const hostingId = (await admin('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['shop.example.test'], tls: 'auto' } })).json.id;
     const connection = t.hub.open({ send() {}, close() {} }, { listener: 'tcp', serverId: tree.serverId });
-    t.hub.receive(connection, JSON.stringify({ type: 'hello', hostname: 'h1', machineId: 'm1', version: '1', docker: { version: null, composeVersion: null } }));
+    sayHello(t, connection, { type: 'hello', hostname: 'h1', machineId: 'm1', version: '1', docker: { version: null, composeVersion: null } });
     t.db.update(deployment).set({ status: 'succeeded' }).where(eq(deployment.kind, 'deploy')).run();
     const certificateEvents = () =>
       t.db.select().from(event).where(eq(event.organizationId, tree.organizationId)).orderBy(event.id).all().filter((row) => row.kind.startsWith('certificate.'));

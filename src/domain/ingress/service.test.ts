@@ -11,6 +11,7 @@ import { container, daemonCommand, deployment, environment, ingressCertificate, 
 import type { IngressPayload } from '../../contract/ingress.ts';
 import { serverCertificate } from '../../../test/certificates.ts';
 import { clientAs } from '../../../test/client.ts';
+import { sayHello } from '../../../test/daemon.ts';
 import { createTestApp } from '../../../test/harness.ts';
 import { addMember } from '../../../test/identity.ts';
 import { seedService, seedTenants } from '../../../test/seed.ts';
@@ -208,7 +209,7 @@ describe('what the daemon reports', () => {
     runsOn(tree.serviceId);
     const id = (await admin('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['shop.example.test'], tls: 'internal' } })).json.id;
     const connection = t.hub.open({ send() {}, close() {} }, { listener: 'tcp', serverId: tree.serverId });
-    t.hub.receive(connection, JSON.stringify({ type: 'hello', hostname: 'h1', machineId: 'm1', version: '1', docker: { version: null, composeVersion: null } }));
+    sayHello(t, connection, { type: 'hello', hostname: 'h1', machineId: 'm1', version: '1', docker: { version: null, composeVersion: null } });
     const ingressDeployment = t.db.select().from(deployment).where(eq(deployment.kind, 'deploy')).all().at(-1)!;
     t.db.update(deployment).set({ status: 'succeeded' }).where(eq(deployment.id, ingressDeployment.id)).run();
     const notAfter = t.clock.now().getTime() + 12 * 3_600_000;

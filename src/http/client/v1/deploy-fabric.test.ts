@@ -12,7 +12,7 @@ import type { JsonObject } from '../../../compose/values.ts';
 import { daemonCommand, deployment, environment, fabricSubnet } from '../../../db/schema/index.ts';
 import { assertComposeAccepts } from '../../../../test/compose-checks.ts';
 import { clientAs } from '../../../../test/client.ts';
-import { enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, sayHello } from '../../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../../test/harness.ts';
 import { seedTenants } from '../../../../test/seed.ts';
 
@@ -46,7 +46,7 @@ async function setup() {
     const socket = new FakeSocket();
     const connection = t.hub.open(socket, { listener: 'tcp', serverId: enrolled.id });
     const send = (frame: object) => t.hub.receive(connection, JSON.stringify(frame));
-    send(helloFrame({ serverId: enrolled.id, machineId: enrolled.machineId, hostname: `h${i + 1}` }));
+    sayHello(t, connection, helloFrame({ serverId: enrolled.id, machineId: enrolled.machineId, hostname: `h${i + 1}` }));
     const publicKey = randomBytes(32).toString('base64');
     const report = (appliedHash: string | null) => send({ type: 'fabric', publicKey, candidates: [`198.18.0.1${i + 1}`], backend: 'kernel', appliedHash, error: null, peers: [] });
     report(null);

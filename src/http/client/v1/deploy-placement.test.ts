@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { openAsDaemon } from '../../../crypto/index.ts';
 import { container, daemonCommand, deployment, environment, server } from '../../../db/schema/index.ts';
 import { clientAs } from '../../../../test/client.ts';
-import { type EnrolledServer, enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
+import { type EnrolledServer, enrolledServer, FakeSocket, helloFrame, sayHello } from '../../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../../test/harness.ts';
 import { seedTenants } from '../../../../test/seed.ts';
 
@@ -45,7 +45,7 @@ async function setup() {
   const daemons = servers.map((enrolled) => {
     const socket = new FakeSocket();
     const connection = t.hub.open(socket, { listener: 'tcp', serverId: enrolled.id });
-    t.hub.receive(connection, JSON.stringify(helloFrame({ serverId: enrolled.id, machineId: enrolled.machineId, hostname: `${enrolled.id.slice(-4)}.lan` })));
+    sayHello(t, connection, helloFrame({ serverId: enrolled.id, machineId: enrolled.machineId, hostname: `${enrolled.id.slice(-4)}.lan` }));
     return { enrolled, socket, send: (frame: object) => t.hub.receive(connection, JSON.stringify(frame)) };
   });
   const project = (await admin('POST', '/projects', { workspaceId: tenants.tree.workspaceId, name: 'fleet' })).json;

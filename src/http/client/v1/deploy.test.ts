@@ -10,7 +10,7 @@ import { openAsDaemon } from '../../../crypto/index.ts';
 import { PANEL_LABELS } from '../../../compose/naming.ts';
 import { container, daemonCommand, deployment, environment, organization, service } from '../../../db/schema/index.ts';
 import { clientAs } from '../../../../test/client.ts';
-import { enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, sayHello } from '../../../../test/daemon.ts';
 import { createTestApp } from '../../../../test/harness.ts';
 import { seedTenants } from '../../../../test/seed.ts';
 
@@ -210,7 +210,7 @@ describe('delivery and the deploy round', () => {
     await pin(environmentId, s1.id);
     const socket = new FakeSocket();
     const connection = t.hub.open(socket, { listener: 'tcp', serverId: s1.id });
-    t.hub.receive(connection, JSON.stringify(helloFrame({ serverId: s1.id, machineId: s1.machineId })));
+    sayHello(t, connection, helloFrame({ serverId: s1.id, machineId: s1.machineId }));
     const res = await deploy();
     const [frame] = socket.framesOf('command');
     expect(frame).toMatchObject({ kind: 'deploy', payload: { deploymentId: res.json.id } });

@@ -10,7 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import type { FabricConfig } from '../../../contract/fabric.ts';
 import { daemonCommand, fabricMember } from '../../../db/schema/index.ts';
 import { clientAs } from '../../../../test/client.ts';
-import { enrolledServer, FakeSocket, helloFrame } from '../../../../test/daemon.ts';
+import { enrolledServer, FakeSocket, helloFrame, sayHello } from '../../../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../../../test/harness.ts';
 import { seedTenants } from '../../../../test/seed.ts';
 
@@ -23,7 +23,7 @@ function connect(t: TestApp, organizationId: string, name: string, address: stri
     const socket = new FakeSocket();
     const connection = t.hub.open(socket, { listener: 'tcp', serverId: enrolled.id });
     const send = (frame: object) => t.hub.receive(connection, JSON.stringify(frame));
-    send(helloFrame({ serverId: enrolled.id, machineId: enrolled.machineId, hostname: name }));
+    sayHello(t, connection, helloFrame({ serverId: enrolled.id, machineId: enrolled.machineId, hostname: name }));
     return { socket, send };
   };
   let current = open();

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { container, deployment, environment, marker, project, replica, server, tag, variable } from '../../../db/schema/index.ts';
 import { backdate, clientAs, collectPages, rawRow, repeat } from '../../../../test/client.ts';
-import { FakeSocket, helloFrame } from '../../../../test/daemon.ts';
+import { FakeSocket, helloFrame, sayHello } from '../../../../test/daemon.ts';
 import { createTestApp } from '../../../../test/harness.ts';
 import { seedManaged, seedTenants } from '../../../../test/seed.ts';
 
@@ -159,7 +159,7 @@ describe('this machine', () => {
     expect(await thisMachine()).toMatchObject({ state: 'connecting', fix: null });
     // The daemon says hello over the unix socket: connected, by the local record's name.
     const socket = new FakeSocket();
-    t.hub.receive(t.hub.open(socket, { listener: 'unix' }), JSON.stringify(helloFrame({ hostname: 'panel-host', daemonKey: { keyId: 'dk_local', publicKey: 'A'.repeat(43) } })));
+    sayHello(t, t.hub.open(socket, { listener: 'unix' }), helloFrame({ hostname: 'panel-host', daemonKey: { keyId: 'dk_local', publicKey: 'A'.repeat(43) } }));
     const local = t.db.select().from(server).where(eq(server.isLocal, true)).get()!;
     expect(await thisMachine()).toEqual({ applies: true, serverId: local.id, name: 'panel-host', state: 'connected', problem: null, fix: null });
   });
