@@ -36,6 +36,16 @@ type Command = (args: string[], config: () => Config, logger: () => Logger) => P
 /** This executable: the compiled `panel` alone, or the runtime plus this file when run from source. */
 const SELF_COMMAND = import.meta.path.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, import.meta.path];
 
+/**
+ * The executable starts with JavaScriptCore's JIT tier-up thresholds raised (scripts/build.ts:
+ * `--compile-jit-policy`): start-up code runs once, and compiling it costs more than it saves.
+ * A command calls this once started, so what it runs from then on (serving requests, the agent,
+ * parsing a large Compose file) is compiled as usual. A no-op when run from source.
+ */
+function afterStartUp(): void {
+  Bun.unsafe.setJITPolicy(1);
+}
+
 const commands: Record<string, Command> = {
   async serve(_args, config, logger) {
     // The database, its WAL and the socket hold sealed secrets and session hashes: owner only.
@@ -43,6 +53,7 @@ const commands: Record<string, Command> = {
     const log = logger();
     const { serve } = await import('./server.ts');
     const server = await serve(config(), log, { selfCommand: SELF_COMMAND });
+    afterStartUp();
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
         log.info('shutting down', { signal });
@@ -156,6 +167,7 @@ const commands: Record<string, Command> = {
   async daemon(args) {
     // The agent reads its own state dir and flags; it needs no control-plane configuration.
     const { daemonCommand } = await import('./daemon/agent/cli.ts');
+    afterStartUp();
     return daemonCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async version() {
