@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, type Config, loadConfig } from './config.ts';
 import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
@@ -45,6 +46,15 @@ const SELF_COMMAND = import.meta.path.startsWith('/$bunfs/') ? [process.execPath
 function afterStartUp(): void {
   Bun.unsafe.setJITPolicy(1);
 }
+
+/**
+ * `panel compose config` keeps the raised policy on a small project (50 services: a third less
+ * CPU) but not on a large one, whose parse and print are loops long enough to repay compiling
+ * (500 services: 10-20% more CPU under the raised policy); docs/PERFORMANCE.md (10).
+ */
+const LARGE_COMPOSE_INPUT_BYTES = 100 * 1024;
+const composeInputBytes = (args: string[]) =>
+  args.filter((arg) => !arg.startsWith('-')).reduce((sum, path) => sum + (statSync(path, { throwIfNoEntry: false })?.size ?? 0), 0);
 
 const commands: Record<string, Command> = {
   async serve(_args, config, logger) {
@@ -162,6 +172,7 @@ const commands: Record<string, Command> = {
   async compose(args) {
     // Pure: needs no configuration, data dir or key ring.
     const { composeConfigCommand } = await import('./compose/cli.ts');
+    if (composeInputBytes(args) > LARGE_COMPOSE_INPUT_BYTES) afterStartUp();
     return composeConfigCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async daemon(args) {
