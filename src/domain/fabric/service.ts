@@ -8,7 +8,7 @@
  *   and the last handshake;
  * - readiness for the deploy: the servers where a spanning network could not run, and why;
  * - a server's key rotation, an admin's request to its daemon.
- * Each change answers the commands it queued; the caller hands their servers to the hub.
+ * Each change commits, then hands the commands it queued to the notifier (the hub delivers them).
  */
 import type { Db } from '../../db/client.ts';
 import type { DaemonCommand, Organization, Server } from '../../db/schema/index.ts';
