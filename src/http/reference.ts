@@ -24,7 +24,7 @@ const config = {
   mcp: { disabled: true },
   authentication: { preferredSecurityScheme: 'apiToken' },
   // The footer's "Powered by Scalar" links to the vendor's site: not shown.
-  customCss: 'a[href="https://www.scalar.com"] { display: none; }',
+  customCss: 'a[href*="www.scalar.com"] { display: none; }',
 };
 
 const page = `<!doctype html>
