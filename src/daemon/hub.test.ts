@@ -9,7 +9,8 @@ import { enrolledServer, FakeSocket, helloFrame, nextTurn, sayHello } from '../.
 import { event, server } from '../db/schema/index.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
-import { HUB_FEATURES, type HubClaim, type HubConnection } from './hub.ts';
+import { HUB_FEATURES } from './hub.ts';
+import type { HubClaim, HubConnection } from './hub/connection.ts';
 import { CLOSE_CODES, MAX_FRAME_BYTES } from '../contract/daemon-protocol.ts';
 
 /** A connection, and its hello written as after the turn (see 'hellos are written in batches' for the turn itself). */

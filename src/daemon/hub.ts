@@ -29,10 +29,11 @@
  * - Connects and disconnects are published through the notifier (src/domain/notify.ts) for
  *   /ws/client/v1; the tick's last_seen_at touches of connected servers are not (a connected
  *   server is seen now).
- * - A hello is answered (welcome, open commands) in its own turn; the record it connects and the
- *   records disconnects leave, with their events, are written after that turn, in batches
- *   (flushHellos, flushDisconnects), so thousands of daemons reconnecting at once are a few
- *   commits between which requests are served, not one commit each.
+ * - The hello handshake is src/daemon/hub/hello.ts. A hello is answered (welcome, open commands)
+ *   in its own turn; the record it connects and the records disconnects leave, with their
+ *   events, are written after that turn in batches (src/daemon/hub/hellos.ts,
+ *   src/daemon/hub/disconnects.ts): thousands of daemons reconnecting at once are a few commits
+ *   between which requests are served, not one commit each.
  * - The hub keeps sockets, timers and framing. What a frame changes in the database, and in which
  *   transaction, is the domain's: src/domain/daemons/outcomes.ts (ack, result, report, expiry,
  *   undeliverable commands), src/domain/daemons/fabric.ts (fabric state) and
@@ -43,45 +44,24 @@ import { safeEqual } from '../crypto/primitives.ts';
 import type { Server } from '../db/schema/index.ts';
 import { markDelivered, openCommandsOf } from '../domain/commands/service.ts';
 import { serverForCredential } from '../domain/servers/enroll.ts';
-import { findServer } from '../domain/servers/queries.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import { type HubClaim, HubConnection, type HubSocket } from './hub/connection.ts';
+import { DisconnectBatches } from './hub/disconnects.ts';
 import { ChangeFeed } from './hub/feed.ts';
+import { admitHello } from './hub/hello.ts';
+import { HelloBatches } from './hub/hellos.ts';
 import { Observability, type ObservabilityOptions, WATCHED_METRICS_INTERVAL_MS } from './hub/observability.ts';
-import {
-  findLocalServer,
-  checkLocalKey,
-  connectServer,
-  type HelloOutcome,
-  findMachineTwin,
-  firstOrganizationId,
-  localServerFor,
-  markAllDisconnected,
-  markDisconnected,
-  touchLastSeen,
-} from '../domain/daemons/connections.ts';
+import { findLocalServer, firstOrganizationId, markAllDisconnected, touchLastSeen } from '../domain/daemons/connections.ts';
 import { expireCommands, failUndeliverableCommand, onAck, onIngress, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
 import { onFabricStatus } from '../domain/daemons/fabric.ts';
 import type { Notifier } from '../domain/notify.ts';
-import type { Queryable } from '../domain/shared/database.ts';
 import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, type ObservabilityFeature, parseFrame } from '../contract/daemon-protocol.ts';
 
 /** The observability frames this hub takes (announced in the welcome). */
 export const HUB_FEATURES: ObservabilityFeature[] = ['output', 'logs', 'metrics'];
 
-/** Hellos or disconnects written in one transaction at most; the rest wait for the next event-loop turn. */
-const CONNECTION_BATCH = 100;
-
-/** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
-export interface HubSocket {
-  send(text: string): unknown;
-  close(code?: number, reason?: string): void;
-}
-
 export type Listener = 'tcp' | 'unix';
-
-/** Who the upgrade said is connecting: a credential's server (tcp) or the local slot (unix). */
-export type HubClaim = { listener: 'tcp'; serverId: string } | { listener: 'unix' };
 
 export interface HubOptions {
   db: Db;
@@ -98,39 +78,6 @@ export interface HubOptions {
   observe?: ObservabilityOptions;
 }
 
-/** A hello accepted and answered, its record not written yet (DaemonHub.flushHellos). */
-interface PendingHello {
-  connection: HubConnection;
-  row: Server;
-  hello: HelloFrame;
-  at: Date;
-  outcome: HelloOutcome;
-}
-
-export class HubConnection {
-  serverId: string | null = null;
-  organizationId: string | null = null;
-  hello: HelloFrame | null = null;
-  lastFrameAt: number;
-  lastPingAt: number;
-  seenSinceTick = false;
-  closed = false;
-  /** Whether a `fabric` frame came on this connection yet (the first one retries a failed configuration). */
-  fabricReported = false;
-  /** Command ids sent on this connection: never twice on one connection. */
-  readonly sent = new Set<string>();
-
-  constructor(
-    readonly id: number,
-    readonly socket: HubSocket,
-    readonly claim: HubClaim,
-    readonly openedAt: number,
-  ) {
-    this.lastFrameAt = openedAt;
-    this.lastPingAt = openedAt;
-  }
-}
-
 export class DaemonHub {
   readonly feed: ChangeFeed;
   /** Logs, deploy logs, metrics, events and webhooks (src/daemon/hub/observability.ts). */
@@ -145,12 +92,8 @@ export class DaemonHub {
   private readonly idleTimeoutMs: number;
   private readonly tickIntervalMs: number;
   private readonly expirySweepIntervalMs: number;
-  /** Accepted hellos not written yet: written in batches by flushHellos. */
-  private pendingHellos: PendingHello[] = [];
-  private hellosScheduled = false;
-  /** Servers whose connection closed, with when: written in batches by flushDisconnects. */
-  private readonly closedServers = new Map<string, Date>();
-  private flushScheduled = false;
+  private readonly hellos: HelloBatches;
+  private readonly disconnects: DisconnectBatches;
   private nextConnectionId = 1;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private interval: ReturnType<typeof setInterval> | null = null;
@@ -172,6 +115,18 @@ export class DaemonHub {
       credentialRotated: (serverId) => void this.disconnect(serverId, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment'),
     };
     this.observe = new Observability(options.db, options.clock, options.logger, options.observe ?? {}, (serverId, intervalMs) => this.sendWatch(serverId, intervalMs));
+    this.disconnects = new DisconnectBatches({
+      ...options,
+      isConnected: (serverId) => this.byServer.has(serverId),
+      disconnected: (rows) => this.serversChanged(rows, false),
+    });
+    this.hellos = new HelloBatches({
+      ...options,
+      isCurrent: ({ connection, row }) => this.byServer.get(row.id) === connection,
+      connected: (rows) => this.serversChanged(rows, true),
+      // As for a frame that fails: closed (1011); the daemon reconnects and says hello again.
+      refused: ({ connection }) => this.terminate(connection, 1011, 'internal error'),
+    });
     this.outcomes = { db: options.db, notify: this.notifier, logger: options.logger, now: () => options.clock.now(), observe: this.observe };
   }
 
@@ -280,131 +235,21 @@ export class DaemonHub {
   }
 
   private onHello(connection: HubConnection, hello: HelloFrame): void {
-    const { db, logger } = this.options;
-    const resolved = this.resolveServer(connection, hello);
-    if (!resolved) return;
-    const recordKey = resolved.isLocal && this.acceptsLocalKey(connection, resolved, hello);
-    if (connection.closed) return;
-    const now = this.options.clock.now();
-    const flagged = new Set<string>();
-    const previous = this.byServer.get(resolved.id);
-    if (previous && previous.hello && (previous.hello.machineId !== hello.machineId || previous.hello.hostname !== hello.hostname)) {
-      flagged.add(resolved.id);
-      logger.warn('two machines are connected as one server; the newer connection replaces the older. Is an identity copied between machines?', {
-        serverId: resolved.id,
-        machineIds: [previous.hello.machineId, hello.machineId],
-        hostnames: [previous.hello.hostname, hello.hostname],
-      });
-    }
-    if (resolved.machineId !== null && resolved.machineId !== hello.machineId) {
-      flagged.add(resolved.id);
-      logger.warn('a daemon presented a machine id other than the one its server enrolled with', {
-        serverId: resolved.id,
-        enrolledMachineId: resolved.machineId,
-        helloMachineId: hello.machineId,
-      });
-    }
-    const twin = findMachineTwin(db, resolved.organizationId, hello.machineId, resolved.id);
-    if (twin) {
-      flagged.add(resolved.id).add(twin.id);
-      logger.warn('two server records present one machine id; they are kept apart', { serverIds: [resolved.id, twin.id], machineId: hello.machineId });
-    }
-    connection.serverId = resolved.id;
-    connection.organizationId = resolved.organizationId;
+    const helloContext = { ...this.options, terminate: (closing: HubConnection, code: number, reason: string) => this.terminate(closing, code, reason) };
+    const admitted = admitHello(helloContext, connection, hello, (serverId) => this.byServer.get(serverId));
+    if (!admitted) return;
+    const server = admitted.row;
+    const previous = this.byServer.get(server.id);
+    connection.serverId = server.id;
+    connection.organizationId = server.organizationId;
     connection.hello = hello;
-    this.byServer.set(resolved.id, connection);
+    this.byServer.set(server.id, connection);
     if (previous && previous !== connection) this.terminate(previous, CLOSE_CODES.replaced, 'replaced by a newer connection of this server');
-    logger.info('daemon connected', { serverId: resolved.id, local: resolved.isLocal, hostname: hello.hostname, version: hello.version });
-    this.pendingHellos.push({ connection, row: resolved, hello, at: now, outcome: { flagged: [...flagged], claimMachineId: !twin, recordKey } });
-    this.scheduleHellos();
-    this.send(connection, { type: 'welcome', serverId: resolved.id, features: HUB_FEATURES });
-    if (this.observe.isWatched(resolved.id)) this.sendWatch(resolved.id, WATCHED_METRICS_INTERVAL_MS);
+    this.options.logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
+    this.hellos.add({ connection, row: server, hello, at: this.options.clock.now(), outcome: admitted.outcome });
+    this.send(connection, { type: 'welcome', serverId: server.id, features: HUB_FEATURES });
+    if (this.observe.isWatched(server.id)) this.sendWatch(server.id, WATCHED_METRICS_INTERVAL_MS);
     this.deliver(connection);
-  }
-
-  /**
-   * Writes the hellos accepted so far (the record connected, its event, the client feed), at
-   * most `limit` in one transaction, and leaves the rest for the next event-loop turn. Runs
-   * after the turn that accepted them (and from tick and stop); the daemon has its welcome and
-   * its open commands already. A commit per hello stalled the server when thousands of daemons
-   * reconnected at once. A connection that closed or was replaced meanwhile is not written (its
-   * disconnect finds the record as the last written hello left it). Should the batch fail (two
-   * records claiming one machine id in it), each hello is written alone, so one cannot hold up
-   * the rest; one that still fails is closed like a frame that fails (1011) and comes again.
-   */
-  flushHellos(limit = CONNECTION_BATCH): void {
-    this.hellosScheduled = false;
-    const batch = this.pendingHellos.slice(0, limit).filter((pending) => this.byServer.get(pending.row.id) === pending.connection);
-    this.pendingHellos = this.pendingHellos.slice(limit);
-    const connect = (db: Queryable, pending: PendingHello) => connectServer(db, pending.row, pending.hello, pending.at, pending.outcome) ?? [];
-    let rows: Server[];
-    try {
-      rows = this.options.db.transaction((tx) => batch.flatMap((pending) => connect(tx, pending)));
-    } catch {
-      rows = batch.flatMap((pending) => {
-        try {
-          return connect(this.options.db, pending);
-        } catch (error) {
-          // As for a frame that fails: closed (1011); the daemon reconnects and says hello again.
-          this.options.logger.error('recording a daemon hello failed', { serverId: pending.row.id, error: (error as Error).message });
-          this.terminate(pending.connection, 1011, 'internal error');
-          return [];
-        }
-      });
-    }
-    for (const row of rows) this.notifier.server(row);
-    this.observe.serversChanged(rows, true);
-    if (this.pendingHellos.length > 0) this.scheduleHellos();
-  }
-
-  private scheduleHellos(): void {
-    if (this.hellosScheduled) return;
-    this.hellosScheduled = true;
-    setImmediate(() => this.flushHellos());
-  }
-
-  /**
-   * The local slot's pinned key: true when the hello's key must be recorded (first use, or after
-   * an operator's reset); a refused key closes the connection (4010) and leaves the row alone.
-   */
-  private acceptsLocalKey(connection: HubConnection, local: Server, hello: HelloFrame): boolean {
-    const check = checkLocalKey(local, hello);
-    if (!check.accepted) {
-      this.options.logger.warn('refused a local daemon whose key is not the pinned one; the key is unchanged', {
-        serverId: local.id,
-        pinnedKeyId: local.daemonKeyId,
-        offeredKeyId: hello.daemonKey?.keyId ?? null,
-      });
-      this.terminate(connection, CLOSE_CODES.localKeyRefused, check.reason);
-      return false;
-    }
-    if (check.record) {
-      this.options.logger.warn(local.publicKey === null ? 'pinned the local daemon key' : 'replaced the local daemon key after an operator reset', {
-        serverId: local.id,
-        previousKeyId: local.daemonKeyId,
-        keyId: hello.daemonKey!.keyId,
-      });
-    }
-    return check.record;
-  }
-
-  /** The canonical record for this hello, or undefined after closing the connection. */
-  private resolveServer(connection: HubConnection, hello: HelloFrame): Server | undefined {
-    const { db, logger } = this.options;
-    if (connection.claim.listener === 'unix') {
-      const local = localServerFor(db, hello);
-      if (!local) this.terminate(connection, CLOSE_CODES.tryAgainLater, 'Panel is not installed yet; no organization for the local server');
-      return local;
-    }
-    const { serverId } = connection.claim;
-    if (hello.serverId !== undefined && hello.serverId !== serverId) {
-      logger.warn('a daemon hello named another server than its credential; refused', { serverId, claimed: hello.serverId });
-      this.terminate(connection, CLOSE_CODES.unauthorized, 'hello names another server than the credential');
-      return undefined;
-    }
-    const row = findServer(db, serverId);
-    if (!row) this.terminate(connection, CLOSE_CODES.unauthorized, 'the server was deleted');
-    return row;
   }
 
   /**
@@ -524,36 +369,20 @@ export class DaemonHub {
     this.observe.stop();
   }
 
-  /**
-   * Writes the disconnects of the closes so far, at most `limit` in one transaction, and leaves
-   * the rest for the next event-loop turn. Runs after the turn that closed them (and from tick
-   * and stop). A write per close in the close callback stalled the server for seconds when
-   * thousands of daemons dropped at once (their network, a restart on their side); a batch is
-   * one commit, and requests are served between batches. A server that reconnected meanwhile
-   * stays connected. A failed write is kept and tried again.
-   */
-  flushDisconnects(limit = CONNECTION_BATCH): void {
-    this.flushScheduled = false;
-    const batch = [...this.closedServers].slice(0, limit);
-    for (const [serverId] of batch) this.closedServers.delete(serverId);
-    try {
-      const rows = this.options.db.transaction((tx) =>
-        batch.flatMap(([serverId, at]) => (this.byServer.has(serverId) ? [] : (markDisconnected(tx, serverId, at) ?? []))),
-      );
-      for (const row of rows) this.notifier.server(row);
-      this.observe.serversChanged(rows, false);
-    } catch (error) {
-      for (const [serverId, at] of batch) if (!this.closedServers.has(serverId)) this.closedServers.set(serverId, at);
-      this.options.logger.error('recording disconnected daemons failed; tried again on the next tick', { servers: batch.length, error: (error as Error).message });
-      return;
-    }
-    if (this.closedServers.size > 0) this.scheduleDisconnects();
+  /** Writes the hellos answered so far (src/daemon/hub/hellos.ts); tick and stop write them all. */
+  flushHellos(limit?: number): void {
+    this.hellos.flush(limit);
   }
 
-  private scheduleDisconnects(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flushDisconnects());
+  /** Writes the disconnects of the closes so far (src/daemon/hub/disconnects.ts); tick and stop write them all. */
+  flushDisconnects(limit?: number): void {
+    this.disconnects.flush(limit);
+  }
+
+  /** Servers a batch recorded connected or disconnected: the client feed, and their events in one transaction. */
+  private serversChanged(rows: Server[], connected: boolean): void {
+    for (const row of rows) this.notifier.server(row);
+    this.observe.serversChanged(rows, connected);
   }
 
   private send(connection: HubConnection, frame: Frame): void {
@@ -577,8 +406,7 @@ export class DaemonHub {
     const { serverId } = connection;
     if (serverId && this.byServer.get(serverId) === connection) {
       this.byServer.delete(serverId);
-      this.closedServers.set(serverId, this.options.clock.now());
-      this.scheduleDisconnects();
+      this.disconnects.add(serverId, this.options.clock.now());
     }
   }
 }
