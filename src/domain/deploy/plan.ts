@@ -94,7 +94,7 @@ export function resolvePlacement(db: Queryable, environment: OwnedEnvironment, p
   return server;
 }
 
-const plannerServer = (row: Server): PlannerServer => ({
+export const plannerServer = (row: Server): PlannerServer => ({
   id: row.id,
   name: row.name,
   hostname: row.hostname,
