@@ -17,7 +17,7 @@ import { planPlacement } from '../../compose/planner/plan.ts';
 import type { Environment, Hosting, Project, Server, Service } from '../../db/schema/index.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { hostingsOfServices, servicesOfEnvironment } from '../compose/queries.ts';
-import { plannerServer, resolvePlacement } from '../deploy/plan.ts';
+import { plannerServer, resolvePlacement } from '../deploy/placement.ts';
 import { containersOfEnvironment } from '../deployments/queries.ts';
 import { fabricReadiness } from '../fabric/service.ts';
 import { findOrganization } from '../organizations/queries.ts';
