@@ -117,6 +117,27 @@ describe('tcp/udp hostings and host ports', () => {
     expect(again.json.error.message).toContain('the ingress of server');
   });
 
+  test("a change of the server's private address re-checks the hostings that bind datacenter there", async () => {
+    const { t, admin, tcp, db, projectId, tree } = await setup();
+    expect((await admin('PATCH', `/servers/${tree.serverId}`, { privateAddress: '10.0.0.5' })).status).toBe(200);
+    expect((await tcp(db, 'private', { bind: 'datacenter', ports: [{ published: 5432, target: 5432 }] })).status).toBe(201);
+    // Another environment on the server publishes 10.0.0.6:5432.
+    const compose = { compose: { version: 1, data: { services: { cache: { ports: ['10.0.0.6:5432:6379'] } } } } };
+    expect((await admin('POST', '/environments', { projectId, name: 'other', serverId: tree.serverId, options: compose })).status).toBe(201);
+    const clash = await admin('PATCH', `/servers/${tree.serverId}`, { privateAddress: '10.0.0.6' });
+    expect(clash.status).toBe(422);
+    expect(clash.json.error).toMatchObject({ code: 'host_port_conflict', path: 'privateAddress' });
+    expect(clash.json.error.message).toContain('at 10.0.0.6, hosting private would publish tcp 5432 on 10.0.0.6');
+    expect(clash.json.error.message).toContain('services.cache.ports "10.0.0.6:5432:6379" of environment other');
+    const cleared = await admin('PATCH', `/servers/${tree.serverId}`, { privateAddress: null });
+    expect(cleared.status).toBe(409);
+    expect(cleared.json.error.code).toBe('has_dependents');
+    expect(cleared.json.error.message).toContain('(private)');
+    expect(t.db.select().from(server).where(eq(server.id, tree.serverId)).get()!.privateAddress).toBe('10.0.0.5');
+    // A free address is taken; the deploy preview publishes there.
+    expect((await admin('PATCH', `/servers/${tree.serverId}`, { privateAddress: '10.0.0.7' })).json.privateAddress).toBe('10.0.0.7');
+  });
+
   test('a deploy publishes the ports at the bind address of the server', async () => {
     const { admin, tcp, db, environmentId } = await setup();
     expect((await tcp(db, 'postgres', { bind: 'local', ports: [{ published: 5432, target: 5432 }, { published: 5353, target: 53, protocol: 'udp' }] })).status).toBe(201);

@@ -20,7 +20,7 @@ import { container, environment, type Hosting, hosting, ip, project, type Server
 import { DomainError, validationFailed } from '../../lib/errors.ts';
 import { dataOf, storedDocument } from '../compose/documents.ts';
 import { ingressEnvironmentOf } from './queries.ts';
-import type { Queryable } from '../shared/database.ts';
+import { hasDependents, type Queryable } from '../shared/database.ts';
 
 interface PortOptions {
   protocol?: string;
@@ -190,6 +190,27 @@ export function firstCollision<T extends HostPort>(ports: readonly T[], claims: 
 }
 
 export const conflictIn = (port: HostPort, host: Server) => `${describe(port)} on server ${host.name}`;
+
+/**
+ * Before a server's private address changes: the tcp/udp hostings there that bind `datacenter`
+ * publish at it from their environment's next deploy. Clearing it while some do is 409
+ * has_dependents naming them; a new address where one of their ports is already claimed is 422
+ * host_port_conflict naming both.
+ */
+export function checkPrivateAddressChange(db: Queryable, host: Server, privateAddress: string | null): void {
+  const rows = hostingsOn(db, host);
+  const bound = rows.filter((row) => (row.protocol ?? 'http') !== 'http' && ((row.options ?? {}) as PortOptions).bind === 'datacenter' && ((row.options ?? {}) as PortOptions).ports?.length);
+  if (bound.length === 0) return;
+  if (privateAddress === null) throw hasDependents(`server ${host.name}`, `tcp/udp hostings that bind datacenter to its private address (${bound.map((row) => row.name ?? row.id).join(', ')}): bind them public or local`);
+  const moved = { ...host, privateAddress };
+  for (const row of bound) {
+    const others = [...ingressClaims(moved), ...composeClaims(db, moved), ...hostingClaims(db, moved, rows.filter((candidate) => candidate.id !== row.id))];
+    const taken = firstCollision(hostingPorts(db, row, moved), others);
+    if (taken) {
+      throw new DomainError('host_port_conflict', `at ${privateAddress}, hosting ${row.name ?? row.id} would publish ${conflictIn(taken.port, moved)}, already claimed by ${taken.claim.by}`, 'privateAddress');
+    }
+  }
+}
 
 /**
  * 422 host_port_conflict when a port the hosting would publish is claimed on a server it runs on,
