@@ -6,8 +6,10 @@
  * test can refuse them; nothing may change in the database.
  *
  * - 401 `unauthenticated` without credentials.
+ * - Every route declares the role it needs (`role` on the route; `x-panel-role` in the API
+ *   description), and the declaration is what is enforced:
  * - 403 `forbidden` for a member (session and member API token) where the operation needs more
- *   than membership (its `x-panel-role` in the API description).
+ *   than membership, and for an admin where it needs the owner.
  * - 422 `validation_failed` for a body missing any required field: `path` names the field and the
  *   message says it is required (not "unknown field").
  *
@@ -63,8 +65,9 @@ function requiredFields(schema: Schema | undefined): string[] {
 
 describe('contract of the client route table', () => {
   test('the table is walked: guarded routes, role-restricted ones and bodies with required fields', () => {
-    expect(probes.length).toBeGreaterThan(80);
-    expect(probes.filter((probe) => probe.role && probe.role !== 'member').length).toBeGreaterThan(30);
+    expect(probes.length).toBeGreaterThan(100);
+    expect(probes.filter((probe) => probe.role === 'admin').length).toBeGreaterThan(50);
+    expect(probes.filter((probe) => probe.role === 'owner').length).toBeGreaterThan(3);
     expect(probes.filter((probe) => requiredFields(probe.shape.bodySchema).length > 0).length).toBeGreaterThan(20);
   });
 
@@ -81,24 +84,37 @@ describe('contract of the client route table', () => {
     expect(dump(t.sqlite)).toEqual(before);
   });
 
-  test('403 forbidden for a member, by session and by API token, where the operation needs more than membership', async () => {
+  test('every guarded route declares its role: an organization role, or self for the caller’s own account', () => {
+    const undeclared = probes.filter(({ role }) => !['self', 'member', 'admin', 'owner'].includes(role ?? '')).map(label);
+    expect(undeclared).toEqual([]);
+    expect(probes.filter(({ role }) => role === 'self').every(({ shape }) => shape.path.startsWith(`${PREFIX}/auth/`))).toBe(true);
+  });
+
+  const BELOW: Record<string, readonly ('member' | 'admin')[]> = { admin: ['member'], owner: ['member', 'admin'] };
+
+  test('403 forbidden below the declared role, by session and by API token', async () => {
     const { t, a } = world();
-    const member = addMember(t, a.caller.organizationId, 'member');
-    const memberToken = tokenFor(t, member, 'member');
+    const callers = (['member', 'admin'] as const).map((role) => {
+      const caller = addMember(t, a.caller.organizationId, role);
+      return { role, session: caller.headers, token: tokenFor(t, caller, role) };
+    });
     // The first use of a token records lastUsedAt: do it before the snapshot.
-    await t.request('GET', `${PREFIX}/auth/session`, undefined, memberToken);
+    for (const { token } of callers) await t.request('GET', `${PREFIX}/auth/session`, undefined, token);
     const before = dump(t.sqlite);
     const answers: string[] = [];
-    for (const probe of probes.filter(({ role }) => role && role !== 'member')) {
-      for (const [via, headers] of [
-        ['session', member.headers],
-        ['token', memberToken],
-      ] as const) {
-        const { path, body } = ownRequest(probe.shape, a.ids);
-        const res = await t.request(probe.shape.method, path, body, headers);
-        answers.push(`${label(probe)} (${via}, needs ${probe.role}): ${res.status} ${res.json?.error?.code}`);
+    for (const probe of probes.filter(({ role }) => role && BELOW[role])) {
+      for (const caller of callers.filter(({ role }) => BELOW[probe.role!]!.includes(role))) {
+        for (const [via, headers] of [
+          ['session', caller.session],
+          ['token', caller.token],
+        ] as const) {
+          const { path, body } = ownRequest(probe.shape, a.ids);
+          const res = await t.request(probe.shape.method, path, body, headers);
+          answers.push(`${label(probe)} (${caller.role} by ${via}, needs ${probe.role}): ${res.status} ${res.json?.error?.code}`);
+        }
       }
     }
+    expect(answers.length).toBeGreaterThan(60);
     expect(answers.filter((answer) => !answer.endsWith(': 403 forbidden'))).toEqual([]);
     expect(dump(t.sqlite)).toEqual(before);
   });

@@ -16,7 +16,7 @@ import { parseComposeText, stringifyComposeModel } from './document.ts';
 import { extendsFileLoader, type ReadFile } from './extends-file.ts';
 import { resolveIncludes } from './include-file.ts';
 import { mergeCompose, resolveLayerExtends } from './merge.ts';
-import { type StoredPolicy, validateCompose } from './validate.ts';
+import type { StoredPolicy } from './validate.ts';
 import type { JsonObject } from './values.ts';
 
 export interface CommandOutput {
@@ -74,6 +74,9 @@ export async function composeConfigCommand(args: string[], out: CommandOutput): 
     return 2;
   }
 
+  // The policy (its rules, the contract's schemas, valibot) loads only when asked for: without
+  // --policy it would be most of what this process evaluates at start (docs/PERFORMANCE.md).
+  const policy = parsed.policy === null ? null : { stored: parsed.policy, validate: (await import('./validate.ts')).validateCompose };
   const models: JsonObject[] = [];
   const projectDir = dirname(resolve(parsed.files[0]!));
   const readText: ReadFile = (path) => readFileSync(path, 'utf8');
@@ -90,7 +93,7 @@ export async function composeConfigCommand(args: string[], out: CommandOutput): 
     try {
       const { data } = parseComposeText(text);
       // Overlays may name principals the base declares, as environment overlays do.
-      if (parsed.policy !== null) ({ principals } = validateCompose(data, { policy: parsed.policy, knownPrincipals: principals }));
+      if (policy) ({ principals } = policy.validate(data, { policy: policy.stored, knownPrincipals: principals }));
       models.push(resolveIncludes(resolveLayerExtends(data, fromFile), projectDir, readText, [resolve(file)]));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -103,7 +106,7 @@ export async function composeConfigCommand(args: string[], out: CommandOutput): 
   let merged: JsonObject;
   try {
     merged = mergeCompose(base!, ...overlays);
-    if (parsed.policy !== null) validateCompose(merged, { policy: parsed.policy });
+    if (policy) policy.validate(merged, { policy: policy.stored });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     out.stderr(`merged: ${describeComposeError(error)}\n`);

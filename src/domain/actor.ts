@@ -14,6 +14,11 @@ export interface Actor {
   /** The session row id (kind session) or API token row id (kind token). */
   credentialId: string;
   memberships: ReadonlyMap<string, MembershipRole>;
+  /**
+   * The role the route being served declares (its `role`, shown as `x-panel-role`): `authorize`
+   * never asks less, so the declaration is enforced even where a domain function asks only `read`.
+   */
+  routeRole?: MembershipRole;
 }
 
 /** read: any member; write: admins and owners; manage: owners (members and invitations). */
@@ -38,7 +43,8 @@ export function lowerRole(a: MembershipRole, b: MembershipRole): MembershipRole 
 export function authorize(actor: Actor, organizationId: string, access: Access, what = 'resource'): MembershipRole {
   const role = actor.memberships.get(organizationId);
   if (role === undefined) throw notFound(what);
-  if (!hasRole(role, NEEDED[access])) throw forbidden(`${access} access needs the ${NEEDED[access]} role`);
+  const needed = actor.routeRole && !hasRole(NEEDED[access], actor.routeRole) ? actor.routeRole : NEEDED[access];
+  if (!hasRole(role, needed)) throw forbidden(`${access} access needs the ${needed} role`);
   return role;
 }
 

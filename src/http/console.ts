@@ -15,7 +15,6 @@
 import type { HTMLBundle } from 'bun';
 import { Elysia } from 'elysia';
 import { basename } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import consolePage from '../../web/index.html';
 import { DomainError } from '../lib/errors.ts';
 
@@ -62,7 +61,7 @@ async function outputFiles(html: HTMLBundle): Promise<OutputFile[]> {
 const isHtml = (file: OutputFile) => file.contentType.startsWith('text/html');
 
 function toAsset(file: OutputFile): ConsoleAsset {
-  const compressed = COMPRESSIBLE.test(file.contentType) ? gzipSync(file.body, { level: 9 }) : null;
+  const compressed = COMPRESSIBLE.test(file.contentType) ? Bun.gzipSync(file.body, { level: 9 }) : null;
   return {
     ...file,
     gzipped: compressed && compressed.byteLength < file.body.byteLength ? new Uint8Array(compressed) : null,

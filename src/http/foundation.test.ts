@@ -44,6 +44,17 @@ describe('API description', () => {
     expect(bundle.status).toBe(200);
     expect(bundle.text.length).toBeGreaterThan(100_000);
   });
+
+  test('the viewer bundle is sent gzipped to a client that accepts it, and unpacks to the same script', async () => {
+    const { app } = createTestApp();
+    const plain = await app.handle(new Request('http://localhost/api/reference/scalar.js'));
+    const packed = await app.handle(new Request('http://localhost/api/reference/scalar.js', { headers: { 'accept-encoding': 'gzip, br' } }));
+    expect(packed.headers.get('content-encoding')).toBe('gzip');
+    const packedBytes = new Uint8Array(await packed.arrayBuffer());
+    const plainBytes = new Uint8Array(await plain.arrayBuffer());
+    expect(packedBytes.byteLength).toBeLessThan(plainBytes.byteLength / 2);
+    expect(Bun.gunzipSync(packedBytes)).toEqual(plainBytes);
+  });
 });
 
 describe('one error body', () => {

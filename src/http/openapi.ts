@@ -4,7 +4,7 @@ import type { AnyElysia } from 'elysia';
 import type { GenericSchema } from 'valibot';
 import { ERROR_CATALOG, type ErrorCode } from '../contract/errors.ts';
 import { PANEL_VERSION } from '../version.ts';
-import { guardOf, PUBLIC, SECURITY_SCHEMES, type SecurityRequirement } from './plugins/security.ts';
+import { guardOf, PUBLIC, ROLE_EXTENSION, type RouteRole, SECURITY_SCHEMES, type SecurityRequirement } from './plugins/security.ts';
 import { errorResponses } from './schemas.ts';
 
 /** valibot -> JSON Schema; pieces JSON Schema cannot express (transforms) are left out, not fatal. */
@@ -72,6 +72,7 @@ export function buildOpenApiDocument(app: AnyElysia, options: { publicUrl: strin
     const guard = guardOf(route.hooks);
     operation.security = route.hooks?.detail?.security ?? guard?.security ?? PUBLIC;
     if (guard) addErrors(operation, route.method === 'GET' ? guard.errors : [...guard.errors, ...guard.writeErrors]);
+    describeRole(operation);
     const body = route.hooks?.body as (GenericSchema & { type?: string }) | undefined;
     if (body) {
       const required = !['optional', 'undefinedable', 'nullish'].includes(body.type ?? '');
@@ -88,6 +89,21 @@ export function buildOpenApiDocument(app: AnyElysia, options: { publicUrl: strin
     paths,
     components: { ...generated.components, securitySchemes: SECURITY_SCHEMES },
   };
+}
+
+const ROLE_NOTES: Record<RouteRole, string> = {
+  self: "Acts on the caller's own account: any signed-in user, no organization role.",
+  member: 'Needs the member role in the organization.',
+  admin: 'Needs the admin role in the organization.',
+  owner: 'Needs the owner role in the organization.',
+};
+
+/** The role a route declares (`role` on the route, src/http/plugins/guard.ts): said in words, and 403 where it is more than membership. */
+function describeRole(operation: Operation): void {
+  const role = operation[ROLE_EXTENSION] as RouteRole | undefined;
+  if (!role) return;
+  operation.description = [operation.description, ROLE_NOTES[role]].filter(Boolean).join(' ');
+  if (role === 'admin' || role === 'owner') addErrors(operation, ['forbidden']);
 }
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');

@@ -11,9 +11,9 @@
  *
  * The presenter is derived from the answer schema (present.ts), the caller is resolved by the
  * client guard before any of them runs, and the API description gets the statuses, the error
- * codes (the operation's own here; the guard's and the body's come from src/http/openapi.ts), the
- * role needed and the security.
- * Authorization itself stays in the domain (`loadFor`, `authorize`); `role` documents it.
+ * codes (the operation's own here; the guard's, the role's and the body's come from
+ * src/http/openapi.ts), the role needed and the security. The role is the route's `role` (the
+ * client guard's macro): `authorize` asks at least that of the caller, and the description shows it.
  * Actions (deploy, compose, tag sets, ...) stay explicit routes.
  */
 import { type AnyElysia, Elysia } from 'elysia';
@@ -34,7 +34,7 @@ interface Documented {
   description?: string;
   /** Codes this operation answers beyond the guard's and its input's (409s, domain refusals). */
   errors?: readonly ErrorCode[];
-  /** The organization role the operation needs (documentation; the domain enforces it). */
+  /** The organization role the operation needs (the route's `role`: src/http/plugins/guard.ts). */
   role?: MembershipRole;
 }
 
@@ -57,20 +57,11 @@ export interface ResourceSpec<R extends object, S extends Shape, Q extends Gener
   remove?: Documented & { run: (actor: Actor, id: string) => unknown };
 }
 
-/** Refused for the caller's role (the guard's own codes are added by the API description). */
-const ROLE_ERRORS = ['forbidden'] as const satisfies readonly ErrorCode[];
+const detailOf = (tag: string, op: Documented) => ({ tags: [tag], summary: op.summary, description: op.description });
 
-const roleNote = (role: MembershipRole) => `Needs the ${role} role in the organization.`;
-
-function detailOf(tag: string, op: Documented, role: MembershipRole) {
-  const description = [op.description, roleNote(role)].filter(Boolean).join(' ');
-  return { tags: [tag], summary: op.summary, description, 'x-panel-role': role };
-}
-
-/** A read needing more than membership is refused to members (403), like any write. */
-function responsesOf(status: number, schema: GenericSchema, op: Documented, base: readonly ErrorCode[], role: MembershipRole) {
-  const refusal = role === 'member' ? [] : ROLE_ERRORS;
-  return { [status]: schema, ...errorResponses(...base, ...refusal, ...(op.errors ?? [])) };
+/** The guard's codes and the role's 403 are added by the API description (src/http/openapi.ts). */
+function responsesOf(status: number, schema: GenericSchema, op: Documented, base: readonly ErrorCode[]) {
+  return { [status]: schema, ...errorResponses(...base, ...(op.errors ?? [])) };
 }
 
 interface Context {
@@ -82,7 +73,7 @@ interface Context {
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
-type Hook = { params?: GenericSchema; query?: GenericSchema; body?: GenericSchema; response: Record<number, GenericSchema>; detail: object };
+type Hook = { params?: GenericSchema; query?: GenericSchema; body?: GenericSchema; response: Record<number, GenericSchema>; detail: object; role: MembershipRole };
 
 /** The routes of one resource. Typed as AnyElysia: the surface composes many (see client/v1/index.ts). */
 export function resourceRoutes<
@@ -96,8 +87,7 @@ export function resourceRoutes<
   const answerOf = (wider: Shape | undefined) =>
     wider ? { schema: wider, present: presenterOf(wider, spec.derive as Derivations<Shape>) } : { schema: spec.schema, present };
   const tag = spec.collection;
-  const readBase = ['not_found', 'validation_failed'] as const;
-  const writeBase = [...readBase, ...ROLE_ERRORS] as const;
+  const base = ['not_found', 'validation_failed'] as const;
   const routes: AnyElysia = new Elysia({ prefix: `/${spec.collection}` }).use(spec.guard);
   // Elysia infers each route's context from its hook; these handlers are generic, so one cast here.
   const add = (method: Method, path: string, handler: (context: Context) => unknown, hook: Hook) =>
@@ -114,7 +104,7 @@ export function resourceRoutes<
         set.status = 201;
         return answer.present(created);
       },
-      { body: create.body, response: responsesOf(201, answer.schema, create, writeBase, create.role ?? 'admin'), detail: detailOf(tag, create, create.role ?? 'admin') },
+      { body: create.body, response: responsesOf(201, answer.schema, create, base), detail: detailOf(tag, create), role: create.role ?? 'admin' },
     );
   }
   if (list) {
@@ -125,14 +115,15 @@ export function resourceRoutes<
         const page = list.run(actor, query);
         return { data: page.data.map(present), nextCursor: page.nextCursor };
       },
-      { query: list.query, response: responsesOf(200, listEnvelope(spec.schema), list, readBase, list.role ?? 'member'), detail: detailOf(tag, list, list.role ?? 'member') },
+      { query: list.query, response: responsesOf(200, listEnvelope(spec.schema), list, base), detail: detailOf(tag, list), role: list.role ?? 'member' },
     );
   }
   if (read) {
     add('get', '/:id', ({ actor, params }) => present(read.run(actor, params.id)), {
       params: IdParams,
-      response: responsesOf(200, spec.schema, read, readBase, read.role ?? 'member'),
-      detail: detailOf(tag, read, read.role ?? 'member'),
+      response: responsesOf(200, spec.schema, read, base),
+      detail: detailOf(tag, read),
+      role: read.role ?? 'member',
     });
   }
   if (update) {
@@ -140,8 +131,9 @@ export function resourceRoutes<
     add('patch', '/:id', async ({ actor, params, body }) => answer.present(await update.run(actor, params.id, body)), {
       params: IdParams,
       body: update.body,
-      response: responsesOf(200, answer.schema, update, writeBase, update.role ?? 'admin'),
-      detail: detailOf(tag, update, update.role ?? 'admin'),
+      response: responsesOf(200, answer.schema, update, base),
+      detail: detailOf(tag, update),
+      role: update.role ?? 'admin',
     });
   }
   if (remove) {
@@ -152,7 +144,7 @@ export function resourceRoutes<
         remove.run(actor, params.id);
         set.status = 204;
       },
-      { params: IdParams, response: responsesOf(204, NoContent, remove, writeBase, remove.role ?? 'admin'), detail: detailOf(tag, remove, remove.role ?? 'admin') },
+      { params: IdParams, response: responsesOf(204, NoContent, remove, base), detail: detailOf(tag, remove), role: remove.role ?? 'admin' },
     );
   }
   return routes;

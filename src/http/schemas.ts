@@ -2,13 +2,25 @@ import * as v from 'valibot';
 import { ERROR_CATALOG, type ErrorCode } from '../contract/errors.ts';
 
 /** The error body of one status, its `code` limited to `codes`, each explained from the catalog. */
-function errorBodyOf(codes: readonly ErrorCode[]) {
+function describeErrorBody(codes: readonly ErrorCode[]) {
   return v.pipe(
     v.object({
       error: v.object({ code: v.picklist(codes), message: v.string(), path: v.optional(v.string()), requestId: v.string() }),
     }),
     v.description(codes.map((code) => `\`${code}\`: ${ERROR_CATALOG[code].when}`).join('; ')),
   );
+}
+
+// Routes share code sets (a resource's five operations, every route behind the client guard):
+// one schema per set, not one per route, keeps start-up time and idle memory down
+// (docs/PERFORMANCE.md). Valibot schemas are never mutated, so sharing them is safe.
+const errorBodies = new Map<string, ReturnType<typeof describeErrorBody>>();
+
+function errorBodyOf(codes: readonly ErrorCode[]) {
+  const key = codes.join(' ');
+  let body = errorBodies.get(key);
+  if (!body) errorBodies.set(key, (body = describeErrorBody(codes)));
+  return body;
 }
 
 /**

@@ -9,7 +9,6 @@
  * documentation or other special-purpose ranges, IPv4-mapped and NAT64 forms included). The
  * default is `public`; `none` turns webhooks off. Internal receivers need their range listed.
  */
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
 export interface NetworkPolicy {
@@ -130,7 +129,8 @@ export function checkWebhookUrl(text: string): URL {
 }
 
 export type Lookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
-const systemLookup: Lookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+// node:dns loads at the first lookup, not at start (docs/PERFORMANCE.md).
+const systemLookup: Lookup = async (hostname) => (await import('node:dns/promises')).lookup(hostname, { all: true, verbatim: true });
 
 /** The address to connect to: every address the host resolves to must be allowed (one bad answer refuses). */
 export async function resolveDestination(url: URL, policy: NetworkPolicy, lookup: Lookup = systemLookup): Promise<{ address: string; family: 4 | 6 }> {

@@ -5,8 +5,6 @@
  * RETRY_DELAYS_MS[attempt], and given up after the last one. Deliveries are rows, so a restart
  * resumes them; at most CONCURRENCY requests run at once, each bounded by REQUEST_TIMEOUT_MS.
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { and, asc, desc, eq, lte, notInArray, sql } from 'drizzle-orm';
 import type { KeyRing } from '../../crypto/keyring.ts';
 import { openSecret } from '../../crypto/index.ts';
@@ -36,11 +34,16 @@ export interface OutgoingRequest {
 /** Sends one request; answers the HTTP status, or throws when there was none. */
 export type WebhookSender = (request: OutgoingRequest) => Promise<number>;
 
-/** node:http(s) with the lookup pinned to the checked address; no redirect is followed. */
-export const sendPinned: WebhookSender = (outgoing) =>
-  new Promise((resolve, reject) => {
-    const { url } = outgoing;
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+/**
+ * node:http(s) with the lookup pinned to the checked address; no redirect is followed. The
+ * modules load at the first delivery: at start they cost the server memory most installs never
+ * use (docs/PERFORMANCE.md).
+ */
+export const sendPinned: WebhookSender = async (outgoing) => {
+  const { url } = outgoing;
+  const { request: send } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise((resolve, reject) => {
+    const request = send(
       {
         hostname: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port || (url.protocol === 'https:' ? 443 : 80),
@@ -60,6 +63,7 @@ export const sendPinned: WebhookSender = (outgoing) =>
     request.on('error', reject);
     request.end(outgoing.body);
   });
+};
 
 export interface DispatcherOptions {
   db: Queryable;

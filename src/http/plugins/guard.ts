@@ -1,11 +1,11 @@
-import { Elysia } from 'elysia';
+import { type DocumentDecoration, Elysia } from 'elysia';
 import type { AppDeps } from '../../deps.ts';
 import { verifyCookieValue } from '../../auth/token.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { installRequired, isInstalled } from '../../domain/identity/install.ts';
 import { resolveActor } from '../../domain/identity/resolve.ts';
 import { DomainError } from '../../lib/errors.ts';
-import { CLIENT_GUARD, requires, SESSION_COOKIE } from './security.ts';
+import { CLIENT_GUARD, requires, ROLE_EXTENSION, type RouteRole, SESSION_COOKIE } from './security.ts';
 
 /** Over https the cookie takes the __Host- prefix: Secure, Path=/, no Domain, by browser rule. */
 export const sessionCookieName = (publicUrl: string) => (publicUrl.startsWith('https:') ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
@@ -60,16 +60,29 @@ export function assertSameOrigin(request: Request, publicUrl: string): void {
  * The client guard: every client route resolves its caller before the handler runs, so a new
  * route cannot forget it. Domain code then calls authorize(actor, organizationId, access) on
  * whatever it loads, answering 404 for other organizations.
+ *
+ * A route declares the role it needs once, `role: 'admin'` in its hook: the API description shows
+ * it (`x-panel-role`) and the actor carries it to `authorize`, which then asks at least that role
+ * of the caller in the organization of whatever the route loads (another organization's row stays
+ * 404, so the check cannot happen before the row is loaded).
  */
 export function clientGuard(deps: AppDeps) {
-  return new Elysia({ name: 'client-guard' }).resolve(
-    { as: 'scoped' },
-    requires(CLIENT_GUARD, ({ request }: { request: Request }): { actor: Actor } => {
-      if (deps.config.runtime === 'self-hosted' && !isInstalled(deps.db)) throw installRequired();
-      const actor = optionalActor(deps, request);
-      if (!actor) throw new DomainError('unauthenticated', 'sign in or send an API token');
-      if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
-      return { actor };
-    }),
-  );
+  return new Elysia({ name: 'client-guard' })
+    .resolve(
+      { as: 'scoped' },
+      requires(CLIENT_GUARD, ({ request }: { request: Request }): { actor: Actor } => {
+        if (deps.config.runtime === 'self-hosted' && !isInstalled(deps.db)) throw installRequired();
+        const actor = optionalActor(deps, request);
+        if (!actor) throw new DomainError('unauthenticated', 'sign in or send an API token');
+        if (actor.kind === 'session' && !SAFE_METHODS.has(request.method)) assertSameOrigin(request, deps.config.publicUrl);
+        return { actor };
+      }),
+    )
+    .macro({
+      role: (role: RouteRole) => ({
+        // DocumentDecoration has no `x-` keys; the generator copies them into the operation.
+        detail: { [ROLE_EXTENSION]: role } as DocumentDecoration,
+        resolve: ({ actor }) => ({ actor: role === 'self' ? actor : { ...actor, routeRole: role } }),
+      }),
+    });
 }

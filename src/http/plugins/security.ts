@@ -4,6 +4,7 @@
  * `requires(...)`; the description (src/http/openapi.ts) reads the mark off each route's hooks,
  * so a route behind a guard is documented as secured without saying so itself.
  */
+import type { MembershipRole } from '../../contract/enums.ts';
 import type { ErrorCode } from '../../contract/errors.ts';
 
 /** The session cookie's name (`__Host-` prefixed over https: guard.ts, sessionCookieName). */
@@ -75,3 +76,12 @@ export function guardOf(hooks: { beforeHandle?: unknown } | undefined): GuardMar
   }
   return undefined;
 }
+
+/**
+ * What a client route needs, declared once on the route (`role: 'admin'`): an organization role
+ * (the guard hands it to `authorize` as the actor's `routeRole`), or `self` for the caller's own
+ * account (sign-in factors, sessions), which needs no organization role. The API description
+ * shows it as `x-panel-role`.
+ */
+export type RouteRole = MembershipRole | 'self';
+export const ROLE_EXTENSION = 'x-panel-role';

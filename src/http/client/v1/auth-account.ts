@@ -44,6 +44,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
           200: SessionSummary,
           ...errorResponses('unauthenticated', 'install_required'),
         },
+        role: 'self',
         detail: { summary: 'The signed-in user, their second factors and organizations' },
       },
     )
@@ -57,6 +58,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       {
         body: PasswordChange,
         response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'wrong_password', 'validation_failed', 'rate_limited', 'install_required') },
+        role: 'self',
         detail: {
           summary: 'Change the password; every session is revoked and a fresh one issued; API tokens too when asked',
           description: `With a password already set, currentPassword proves the caller. Setting a first one (no currentPassword): ${RECENT_SIGN_IN_DOC}`,
@@ -75,6 +77,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         response: { 201: TotpEnrolment, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'totp_already_enabled', 'install_required') },
+        role: 'self',
         detail: { summary: 'Start TOTP enrolment: the secret and otpauth URI, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -87,6 +90,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       {
         body: CodeRequest,
         response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'totp_not_pending', 'wrong_code', 'validation_failed', 'rate_limited', 'install_required') },
+        role: 'self',
         detail: { summary: 'Confirm TOTP with a first code; answers ten recovery codes, shown once', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -104,6 +108,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       {
         body: CodeRequest,
         response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'totp_not_enabled', 'wrong_code', 'validation_failed', 'rate_limited', 'install_required') },
+        role: 'self',
         detail: { summary: 'Disable TOTP with a TOTP or recovery code; every session is revoked and a fresh one issued' },
       },
     )
@@ -116,6 +121,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       {
         body: CodeRequest,
         response: { 200: RecoveryCodes, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'totp_not_enabled', 'wrong_code', 'validation_failed', 'rate_limited', 'install_required') },
+        role: 'self',
         detail: { summary: 'Replace the recovery codes (proven with a TOTP code); the new ones are shown once' },
       },
     )
@@ -139,6 +145,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       },
       {
         response: { 200: listEnvelope(AccountSession), ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'install_required') },
+        role: 'self',
         detail: { summary: "The signed-in user's live sessions" },
       },
     )
@@ -153,6 +160,7 @@ export const authAccountRoutes = (deps: AppDeps) =>
       {
         params: IdParams,
         response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'not_found', 'validation_failed', 'install_required') },
+        role: 'self',
         detail: { summary: 'Revoke one of your sessions' },
       },
     );

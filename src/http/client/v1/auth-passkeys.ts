@@ -101,10 +101,12 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
     .use(clientGuard(deps))
     .get('/', ({ actor }) => ({ data: listPasskeys(deps.db, actor).map(presentPasskey), nextCursor: null }), {
       response: { 200: listEnvelope(PasskeyResponse), ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'install_required') },
+      role: 'self',
       detail: { summary: "The signed-in user's passkeys" },
     })
     .post('/register/options', async ({ actor }) => presentCeremony(await beginPasskeyRegistration(ctx, actor)), {
       response: { 200: Ceremony, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'passkey_limit_reached', 'install_required') },
+      role: 'self',
       detail: { summary: 'Start registering a passkey: creation options and a pnwebauthn envelope', description: RECENT_SIGN_IN_DOC },
     })
     .post(
@@ -129,6 +131,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
           201: PasskeyResponse,
           ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'passkey_already_registered', 'passkey_limit_reached', 'invalid_registration_challenge', 'registration_not_verified', 'validation_failed', 'rate_limited', 'install_required'),
         },
+        role: 'self',
         detail: { summary: 'Finish registering a passkey: verifies the attestation and stores the public key', description: RECENT_SIGN_IN_DOC },
       },
     )
@@ -136,6 +139,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       params: IdParams,
       body: PasskeyRename,
       response: { 200: PasskeyResponse, ...errorResponses('unauthenticated', 'forbidden', 'session_required', 'not_found', 'validation_failed', 'install_required') },
+      role: 'self',
       detail: { summary: 'Rename one of your passkeys' },
     })
     .delete(
@@ -147,6 +151,7 @@ const passkeyAccountRoutes = (deps: AppDeps, ctx: PasskeyContext) =>
       {
         params: IdParams,
         response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', ...RECENT_SIGN_IN_ERRORS, 'not_found', 'validation_failed', 'install_required') },
+        role: 'self',
         detail: { summary: 'Delete one of your passkeys', description: RECENT_SIGN_IN_DOC },
       },
     );

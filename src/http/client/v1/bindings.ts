@@ -28,7 +28,7 @@ export const bindingRoutes = (deps: AppDeps) =>
     update: {
       body: BindingUpdate,
       run: (actor, id, body) => updateBinding(deps.db, deps.keyring, actor, id, body),
-      errors: KEY_ERRORS,
+      errors: [...KEY_ERRORS, 'managed_not_allocated'],
       summary: 'Change database, prefix or engine defaults; the variables are rewritten',
     },
     remove: { run: (actor, id) => deleteBinding(deps.db, actor, id), summary: 'Remove a binding and its variables' },

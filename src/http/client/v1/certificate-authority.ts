@@ -34,6 +34,7 @@ export const certificateAuthorityRoutes = (deps: AppDeps) =>
     .get('/:id/certificate-authority', ({ actor, params }) => present(readOrganizationAuthority(deps, actor, params.id)), {
       params: IdParams,
       response: { 200: CertificateAuthorityResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      role: 'member',
       detail: { summary: "The organization CA's root certificate, which internal certificates chain to" },
     })
     .get(
@@ -47,6 +48,7 @@ export const certificateAuthorityRoutes = (deps: AppDeps) =>
       {
         params: IdParams,
         response: { 200: v.string(), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        role: 'member',
         detail: { summary: 'Download the organization CA root certificate (PEM) to add to a trust store' },
       },
     );

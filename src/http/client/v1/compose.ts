@@ -31,6 +31,7 @@ export const composeRoutes = (deps: AppDeps) =>
     .use(clientGuard(deps))
     .get('/projects/:id/compose', ({ actor, params }) => present(readProjectCompose(deps.db, actor, params.id)), {
       ...READ,
+      role: 'member',
       detail: { summary: "Read a project's base Compose document as YAML and JSON" },
     })
     .put(
@@ -39,11 +40,13 @@ export const composeRoutes = (deps: AppDeps) =>
         present(writeWithIngress(deps, (tx) => ({ result: saveProjectCompose(tx, actor, params.id, body), servers: routingServersOfProject(tx, params.id) }))),
       {
       ...WRITE,
+        role: 'admin',
         detail: { summary: "Save a project's base Compose document (yaml or data) and reconcile every environment" },
       },
     )
     .get('/environments/:id/compose', ({ actor, params }) => present(readEnvironmentCompose(deps.db, actor, params.id)), {
       ...READ,
+      role: 'member',
       detail: { summary: "Read an environment's overlay Compose document as YAML and JSON" },
     })
     .put(
@@ -52,6 +55,7 @@ export const composeRoutes = (deps: AppDeps) =>
         present(writeWithIngress(deps, (tx) => ({ result: saveEnvironmentCompose(tx, actor, params.id, body), servers: routingServersOfEnvironment(tx, params.id) }))),
       {
       ...WRITE,
+        role: 'admin',
         detail: { summary: "Save an environment's overlay Compose document (yaml or data) and reconcile the environment" },
       },
     );

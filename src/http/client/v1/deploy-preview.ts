@@ -38,6 +38,7 @@ export const deployPreviewRoutes = (deps: AppDeps) =>
     .get('/:id/deploy-preview', ({ actor, params }) => present(prepareDeploy(deps.db, actor, params.id)), {
       params: IdParams,
       response: { 200: DeployPreview, ...errorResponses('unauthenticated', 'not_found', 'server_placement_required', 'secret_unreadable', 'compose_invalid', 'validation_failed', ...PLACEMENT_REFUSAL_CODES) },
+      role: 'member',
       detail: {
         summary: 'Preview the plan of a deploy: one compiled runtime document per server; enqueues nothing',
         description:

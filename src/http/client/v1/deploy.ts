@@ -63,6 +63,7 @@ export const deployRoutes = (deps: AppDeps) => {
             ...PLACEMENT_REFUSAL_CODES,
           ),
         },
+        role: 'admin',
         detail: {
           summary: 'Deploy the environment: plan, compile one document per server, pre-allocate containers and queue a command for each server',
           description:
@@ -78,12 +79,14 @@ export const deployRoutes = (deps: AppDeps) => {
       params: IdParams,
       body: TeardownRequest,
       response: { 202: Deployment, ...errorResponses(...TEARDOWN_ERRORS) },
+      role: 'admin',
       detail: { summary: "Stop the environment's containers on every server it runs on (volumes kept)" },
     })
     .post('/:id/destroy', teardown('destroy'), {
       params: IdParams,
       body: TeardownRequest,
       response: { 202: Deployment, ...errorResponses(...TEARDOWN_ERRORS) },
+      role: 'admin',
       detail: { summary: "Destroy the environment's containers and volumes on every server it runs on" },
     });
 };

@@ -28,12 +28,12 @@ export const deploymentLogRoutes = (deps: AppDeps) =>
       params: IdParams,
       query: DeploymentLogQuery,
       response: { 200: v.object({ deployment: Deployment, data: v.array(DeploymentLogLine) }), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      role: 'member',
       detail: {
         summary: "Read a deployment's log: the output of its deploy, stop or destroy",
         description:
           "Compose output (pull, create, start), the steps Panel took and the containers' states at the end, with the last log lines of any " +
-          'container that did not stay up. `after` continues from a line number. A long output keeps its start and its end. Needs the member role in the organization.',
-        'x-panel-role': 'member',
+          'container that did not stay up. `after` continues from a line number. A long output keeps its start and its end.',
       },
     },
   );

@@ -27,6 +27,7 @@ export const eventRoutes = (deps: AppDeps) =>
     {
       query: EventsQuery,
       response: { 200: listEnvelope(EventResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      role: 'member',
       detail: {
         summary: "List an organization's events, newest first",
         description:

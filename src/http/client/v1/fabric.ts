@@ -56,6 +56,7 @@ const keyRotationRoute = (deps: AppDeps) =>
     {
       params: IdParams,
       response: { 202: FabricView, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+      role: 'admin',
       detail: {
         summary: "Rotate a server's WireGuard key (admins)",
         description:
@@ -71,6 +72,7 @@ const organizationFabricRoutes = (deps: AppDeps) =>
     .get('/:id/fabric', ({ actor, params }) => present(fabricView(deps.db, actor, params.id)), {
       params: IdParams,
       response: { 200: FabricView, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      role: 'member',
       detail: { summary: "The organization's overlay fabric: settings, and each server's state, allocations and peers" },
     })
     .patch(
@@ -84,6 +86,7 @@ const organizationFabricRoutes = (deps: AppDeps) =>
         params: IdParams,
         body: FabricSettingsUpdate,
         response: { 200: FabricView, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed', 'fabric_range_in_use', 'fabric_range_exhausted') },
+        role: 'owner',
         detail: {
           summary: 'Turn the overlay fabric on or off, or change its ranges (owners)',
           description:

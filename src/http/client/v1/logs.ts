@@ -54,6 +54,7 @@ export const logRoutes = (deps: AppDeps) =>
       {
         query: LogQuery,
         response: { 200: LogPage, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        role: 'member',
         detail: {
           summary: 'Read retained container logs of a container, a service or an environment',
           description:
@@ -86,6 +87,7 @@ export const logRoutes = (deps: AppDeps) =>
       {
         query: LogDownloadQuery,
         response: { 200: v.string(), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        role: 'member',
         detail: {
           summary: 'Download retained container logs as text',
           description: `text/plain, oldest first, one line each: time, container name, stream, text. At most ${MAX_DOWNLOAD_LINES.toLocaleString('en-US')} lines per download; narrow since/until for more.`,

@@ -29,6 +29,7 @@ const entityTagRoutes = (deps: AppDeps, collection: TaggableCollection) =>
         params: IdParams,
         query: v.object(ListQuery),
         response: { 200: listEnvelope(Tag), ...errorResponses(...READ_ERRORS) },
+        role: 'member',
         detail: { summary: `List the tags applied to one of the ${collection}` },
       },
     )
@@ -39,6 +40,7 @@ const entityTagRoutes = (deps: AppDeps, collection: TaggableCollection) =>
         params: IdParams,
         body: TagSetReplace,
         response: { 200: listEnvelope(Tag), ...errorResponses(...READ_ERRORS, 'forbidden') },
+        role: 'admin',
         detail: { summary: `Replace the whole tag set of one of the ${collection} (answers the new set)` },
       },
     );

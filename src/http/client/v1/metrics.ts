@@ -48,6 +48,7 @@ export const metricRoutes = (deps: AppDeps) =>
     {
       query: MetricsQuery,
       response: { 200: MetricsAnswer, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      role: 'member',
       detail: {
         summary: 'Read resource series of a server, a container, a service or an environment',
         description:

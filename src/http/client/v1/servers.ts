@@ -30,6 +30,7 @@ const thisMachineRoute = (deps: AppDeps) =>
       {
         query: ThisMachineQuery,
         response: { 200: ThisMachine, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        role: 'member',
         detail: { summary: "Whether Panel's own host is connected as the organization's local server; if not, why and the command that fixes it" },
       },
     );

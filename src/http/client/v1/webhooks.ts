@@ -31,6 +31,7 @@ export const webhookRoutes = (deps: AppDeps) => {
     .get('/:id/webhook', ({ actor, params }) => present(loadWebhook(deps.db, actor, params.id)), {
       params: IdParams,
       response: { 200: WebhookResponse, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+      role: 'member',
       detail: { summary: "Read the organization's webhook (404 when it has none)" },
     })
     .put(
@@ -44,6 +45,7 @@ export const webhookRoutes = (deps: AppDeps) => {
         params: IdParams,
         body: WebhookRequest,
         response: { 200: WebhookResponse, 201: WebhookWithSecret, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'webhooks_disabled', 'validation_failed', 'webhook_destination_refused') },
+        role: 'admin',
         detail: {
           summary: "Create or change the organization's webhook (admins)",
           description: 'Created: 201 with `secret`, shown this once. Changed: 200; the secret stays. 409 `webhooks_disabled` when the operator turned them off; 422 `webhook_destination_refused` for an address outside the allowed networks.',
@@ -56,7 +58,7 @@ export const webhookRoutes = (deps: AppDeps) => {
         deleteWebhook(deps.db, actor, params.id);
         set.status = 204;
       },
-      { params: IdParams, response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') }, detail: { summary: "Remove the organization's webhook and its deliveries (admins)" } },
+      { params: IdParams, response: { 204: NoContent, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') }, role: 'admin', detail: { summary: "Remove the organization's webhook and its deliveries (admins)" } },
     )
     .post('/:id/webhook/secret', ({ actor, params }) => {
       const { row, secret } = rotateWebhookSecret(context, actor, params.id);
@@ -64,6 +66,7 @@ export const webhookRoutes = (deps: AppDeps) => {
     }, {
       params: IdParams,
       response: { 200: WebhookWithSecret, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+      role: 'admin',
       detail: { summary: 'Replace the signing secret (admins); the new one is shown this once' },
     })
     .post(
@@ -78,6 +81,7 @@ export const webhookRoutes = (deps: AppDeps) => {
       {
         params: IdParams,
         response: { 202: EventResponse, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'validation_failed') },
+        role: 'admin',
         detail: { summary: 'Record a webhook.test event and deliver it (admins); follow it in the deliveries' },
       },
     )
@@ -91,6 +95,7 @@ export const webhookRoutes = (deps: AppDeps) => {
         params: IdParams,
         query: WebhookDeliveriesQuery,
         response: { 200: listEnvelope(DeliveryResponse), ...errorResponses('unauthenticated', 'not_found', 'validation_failed') },
+        role: 'member',
         detail: { summary: "The webhook's recent deliveries, newest first (the last 200 finished ones are kept)" },
       },
     );
