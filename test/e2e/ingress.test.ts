@@ -203,7 +203,9 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
       'the hosting to show its route applied',
       async () => {
         const live = (await hosting(environments.shopHosting!)).live;
-        return live.servers[0]?.route === 'applied' && live.servers[0]?.upstreams === 1 && live.certificates.length === 2 ? live : undefined;
+        // A certificate is reported pending until Caddy has issued it, then issued (checked again every 5 s).
+        const issued = live.certificates.length === 2 && live.certificates.every((entry: { status: string }) => entry.status === 'issued');
+        return live.servers[0]?.route === 'applied' && live.servers[0]?.upstreams === 1 && issued ? live : undefined;
       },
       logs,
     );
