@@ -226,7 +226,7 @@ export function checkHostingPorts(db: Queryable, row: Pick<Hosting, 'protocol' |
       const hostingName = row.name ? `hosting ${row.name}` : 'this hosting';
       throw new DomainError(
         'host_port_conflict',
-        `${hostingName} brings an ingress to server ${host.name}, whose listener ${listeners.port.text} (${conflictIn(listeners.port, host)}) is already claimed by ${listeners.claim.by}`,
+        `${hostingName} brings an ingress to server ${host.name}, whose ${listeners.port.text} listener on every address is already claimed by ${listeners.claim.by}`,
         'serviceId',
       );
     }
