@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, type Config, loadConfig } from './config.ts';
 import { generateKeyRingText, KeyRingError, parseKeyRing } from './crypto/keyring.ts';
@@ -36,6 +37,25 @@ type Command = (args: string[], config: () => Config, logger: () => Logger) => P
 /** This executable: the compiled `panel` alone, or the runtime plus this file when run from source. */
 const SELF_COMMAND = import.meta.path.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, import.meta.path];
 
+/**
+ * The executable starts with JavaScriptCore's JIT tier-up thresholds raised (scripts/build.ts:
+ * `--compile-jit-policy`): start-up code runs once, and compiling it costs more than it saves.
+ * A command calls this once started, so what it runs from then on (serving requests, the agent,
+ * parsing a large Compose file) is compiled as usual. A no-op when run from source.
+ */
+function afterStartUp(): void {
+  Bun.unsafe.setJITPolicy(1);
+}
+
+/**
+ * `panel compose config` keeps the raised policy on a small project (50 services: a third less
+ * CPU) but not on a large one, whose parse and print are loops long enough to repay compiling
+ * (500 services: 10-20% more CPU under the raised policy); docs/PERFORMANCE.md (10).
+ */
+const LARGE_COMPOSE_INPUT_BYTES = 100 * 1024;
+const composeInputBytes = (args: string[]) =>
+  args.filter((arg) => !arg.startsWith('-')).reduce((sum, path) => sum + (statSync(path, { throwIfNoEntry: false })?.size ?? 0), 0);
+
 const commands: Record<string, Command> = {
   async serve(_args, config, logger) {
     // The database, its WAL and the socket hold sealed secrets and session hashes: owner only.
@@ -43,6 +63,7 @@ const commands: Record<string, Command> = {
     const log = logger();
     const { serve } = await import('./server.ts');
     const server = await serve(config(), log, { selfCommand: SELF_COMMAND });
+    afterStartUp();
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
         log.info('shutting down', { signal });
@@ -151,11 +172,13 @@ const commands: Record<string, Command> = {
   async compose(args) {
     // Pure: needs no configuration, data dir or key ring.
     const { composeConfigCommand } = await import('./compose/cli.ts');
+    if (composeInputBytes(args) > LARGE_COMPOSE_INPUT_BYTES) afterStartUp();
     return composeConfigCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async daemon(args) {
     // The agent reads its own state dir and flags; it needs no control-plane configuration.
     const { daemonCommand } = await import('./daemon/agent/cli.ts');
+    afterStartUp();
     return daemonCommand(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
   },
   async version() {

@@ -5,10 +5,16 @@
  * schema documented for that status (JSON Schema 2020-12, as OpenAPI 3.1 means it). Routes the
  * description does not list (the console, WebSockets, an unknown path) or that declare no answer
  * (routes a test adds) are not checked here.
+ *
+ * A success answer Elysia does not check as it leaves (src/http/present.ts, describedAnswer) must
+ * also pass its valibot schema unchanged: a key the schema would strip or a value it would
+ * transform means the presenter and the schema disagree.
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import type { AnyElysia } from 'elysia';
+import * as v from 'valibot';
 import { buildOpenApiDocument } from '../src/http/openapi.ts';
+import { answerSchemaOf } from '../src/http/present.ts';
 
 interface Operation {
   responses?: Record<string, { content?: Record<string, { schema?: object }> }>;
@@ -22,6 +28,8 @@ interface Matcher {
 interface Described {
   matchers: Matcher[];
   validators: Map<string, ValidateFunction | null>;
+  /** `METHOD /template` -> the route's declared answer schemas by status. */
+  answers: Map<string, Record<string, v.GenericSchema>>;
 }
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
@@ -38,7 +46,12 @@ function describe(app: AnyElysia): Described {
       const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
       for (const [method, operation] of Object.entries(item)) matchers.push({ method: method.toUpperCase(), template, pattern, operation: operation as Operation });
     }
-    found = { matchers, validators: new Map() };
+    const answers = new Map<string, Record<string, v.GenericSchema>>();
+    for (const route of app.routes as { method: string; path: string; hooks?: { response?: Record<string, v.GenericSchema> } }[]) {
+      const template = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
+      if (route.hooks?.response && !('~standard' in route.hooks.response)) answers.set(`${route.method} ${template}`, route.hooks.response);
+    }
+    found = { matchers, validators: new Map(), answers };
     described.set(key, found);
   }
   return found;
@@ -47,7 +60,7 @@ function describe(app: AnyElysia): Described {
 /** The mismatch between an answer and its description, or null when it matches (or is not described). */
 export function undocumented(app: AnyElysia, method: string, url: string, status: number, contentType: string | null, json: unknown): string | null {
   const path = new URL(url, 'http://localhost').pathname;
-  const { matchers, validators } = describe(app);
+  const { matchers, validators, answers } = describe(app);
   const matcher = matchers.find((candidate) => candidate.method === method && candidate.pattern.test(path));
   // Routes tests add without any declared answer are not part of the API description's promise.
   if (!matcher || !Object.keys(matcher.operation.responses ?? {}).some((code) => Number(code) < 400)) return null;
@@ -63,7 +76,16 @@ export function undocumented(app: AnyElysia, method: string, url: string, status
     validate = ajv.compile(schema);
     validators.set(key, validate);
   }
-  if (validate?.(json)) return null;
+  if (validate?.(json)) return uncheckedMismatch(answers.get(`${method} ${matcher.template}`)?.[String(status)], json, where);
   const first = validate?.errors?.[0];
   return `${where} with a body its description refuses: ${first?.instancePath || '(root)'} ${first?.message} ${JSON.stringify(first?.params)} in ${JSON.stringify(json).slice(0, 400)}`;
+}
+
+/** A described-only answer (not checked as it leaves) that its valibot schema refuses or would change. */
+function uncheckedMismatch(declared: v.GenericSchema | undefined, json: unknown, where: string): string | null {
+  if (!declared || answerSchemaOf(declared) === declared) return null;
+  const result = v.safeParse(answerSchemaOf(declared), json);
+  if (!result.success) return `${where} with a body its schema refuses: ${v.summarize(result.issues)}`;
+  if (!Bun.deepEquals(result.output, json)) return `${where} with a body its schema would change: ${JSON.stringify(json).slice(0, 400)} -> ${JSON.stringify(result.output).slice(0, 400)}`;
+  return null;
 }

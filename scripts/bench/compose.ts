@@ -13,15 +13,16 @@
  *
  * Last, whole processes as a user runs them: the built `panel compose config base.yaml` beside
  * `docker compose -f base.yaml config` on the same 50- and 500-service files, interleaved, median
- * and range of several runs (goal, issue 20: Panel faster at both sizes). A built executable may
- * be given: `bun scripts/bench/compose.ts path/to/panel`; otherwise one is built.
+ * and range of several runs, wall time and CPU time (goal, issue 20: Panel faster at both sizes).
+ * A built executable may be given: `bun scripts/bench/compose.ts path/to/panel`; otherwise one
+ * is built.
  * Nothing is asserted; it prints. Tests never time (ARCHITECTURE.md §7).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CompileInput, compile } from '../../src/compose/compile.ts';
-import { findComposeBinary, runCommand, runComposeConfig } from '../../src/compose/compose-binary.ts';
+import { findComposeBinary, runComposeConfig } from '../../src/compose/compose-binary.ts';
 import type { JsonObject } from '../../src/compose/values.ts';
 import { resolveVariables, type ServiceScopeChain, type VariableRow } from '../../src/compose/variables.ts';
 
@@ -193,17 +194,23 @@ async function wholeProcesses(compose: string[], dir: string): Promise<void> {
     writeFileSync(file, Bun.YAML.stringify(baseDocument(size), null, 2));
     const commands = { panel: [panel, 'compose', 'config', file], compose: [...compose, '-f', file, 'config'] };
     const timings: Record<keyof typeof commands, number[]> = { panel: [], compose: [] };
+    // CPU time (user + system, every thread) beside the wall time: a busy machine stretches the
+    // wall time of both far more than it changes the work each does.
+    const cpu: Record<keyof typeof commands, number[]> = { panel: [], compose: [] };
     for (let run = 0; run <= PROCESS_RUNS; run++) {
       for (const name of ['panel', 'compose'] as const) {
         const start = Bun.nanoseconds();
-        const output = await runCommand(commands[name], { cwd: dir });
+        const output = Bun.spawnSync(commands[name], { cwd: dir, stdout: 'ignore', stderr: 'pipe' });
         const elapsed = (Bun.nanoseconds() - start) / 1e6;
-        if (output.exitCode !== 0) throw new Error(`${name} refused base-${size}.yaml: ${output.stderr.slice(0, 2000)}`);
-        if (run > 0) timings[name].push(elapsed); // run 0 warms the page cache
+        if (output.exitCode !== 0) throw new Error(`${name} refused base-${size}.yaml: ${output.stderr.toString().slice(0, 2000)}`);
+        if (run === 0) continue; // run 0 warms the page cache
+        timings[name].push(elapsed);
+        cpu[name].push(Number(output.resourceUsage.cpuTime.user + output.resourceUsage.cpuTime.system) / 1000);
       }
     }
     const ratio = median(timings.panel) / median(timings.compose);
     console.log(`  ${String(size).padStart(3)} services: panel compose config ${spread(timings.panel)}; docker compose config ${spread(timings.compose)}`);
+    console.log(`               CPU: panel ${spread(cpu.panel)}; docker compose ${spread(cpu.compose)}; ${(median(cpu.panel) / median(cpu.compose)).toFixed(2)}x`);
     console.log(`               panel / docker compose = ${ratio.toFixed(2)}x (goal < 1: ${ratio < 1 ? 'met' : 'NOT met'})`);
   }
 }

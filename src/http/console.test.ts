@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import { gunzipSync } from 'node:zlib';
 import { createTestApp } from '../../test/harness.ts';
 import { assembleBundle, loadConsoleBundle } from './console.ts';
@@ -80,6 +80,22 @@ describe('the console', () => {
     ]);
     expect(bundle.page.join('N')).toBe('<meta content="N"><link href="/a-1.css"><script src="/b-2.js"></script>');
     expect([...bundle.assets.keys()]).toEqual(['a-1.css', 'b-2.js', 'c-3.js']);
+  });
+
+  test('compresses an asset at its first gzip request only, once', () => {
+    const gzip = spyOn(Bun, 'gzipSync');
+    try {
+      const script = 'export const a = 1;\n'.repeat(200);
+      const file = (name: string, contentType: string, text: string) => ({ name, contentType, body: new TextEncoder().encode(text) });
+      const bundle = assembleBundle([file('index.html', 'text/html', '<meta content="__CSP_NONCE__">'), file('a-1.js', 'text/javascript', script), file('b-2.js', 'text/javascript', script)]);
+      expect(gzip).toHaveBeenCalledTimes(0);
+      const packed = bundle.assets.get('a-1.js')!.gzipped()!;
+      expect(new TextDecoder().decode(Bun.gunzipSync(packed))).toBe(script);
+      expect(bundle.assets.get('a-1.js')!.gzipped()).toBe(packed);
+      expect(gzip).toHaveBeenCalledTimes(1);
+    } finally {
+      gzip.mockRestore();
+    }
   });
 
   test('serves every chunk, and the first page loads only its own script and what that imports statically', async () => {

@@ -6,8 +6,9 @@
  * chunk the first page does not wait for. Inside the executable (`bun build --compile
  * --splitting`) Bun has already bundled it and `files` lists the embedded outputs; from source
  * (`npm start`, `bun test`) there is no `files`, so the same HTML is bundled with Bun.build on
- * the first request. Either way the outputs are read into memory, gzipped once, and served at
- * the root under their hashed names as immutable; the page gets a strict Content-Security-Policy.
+ * the first request. Either way the outputs are read into memory, each gzipped once at its first
+ * request, and served at the root under their hashed names as immutable; the page gets a strict
+ * Content-Security-Policy.
  *
  * The page carries a per-request nonce (meta `csp-nonce`): CodeMirror injects its styles in a
  * <style> element and passes the nonce on; scripts are never inline (script-src 'self').
@@ -30,7 +31,8 @@ export interface OutputFile {
 }
 
 interface ConsoleAsset extends OutputFile {
-  gzipped: Uint8Array<ArrayBuffer> | null;
+  /** The gzipped body, made at the first request that accepts it; null when gzip does not pay. */
+  gzipped(): Uint8Array<ArrayBuffer> | null;
   etag: string;
 }
 
@@ -60,13 +62,21 @@ async function outputFiles(html: HTMLBundle): Promise<OutputFile[]> {
 
 const isHtml = (file: OutputFile) => file.contentType.startsWith('text/html');
 
+/**
+ * Each asset is compressed when first asked for, not all of them at the first page view: most
+ * visits never load the Compose editor's chunk, and gzip at level 9 of the whole bundle held the
+ * first page for its CPU time and kept the copies in memory (docs/PERFORMANCE.md).
+ */
 function toAsset(file: OutputFile): ConsoleAsset {
-  const compressed = COMPRESSIBLE.test(file.contentType) ? Bun.gzipSync(file.body, { level: 9 }) : null;
-  return {
-    ...file,
-    gzipped: compressed && compressed.byteLength < file.body.byteLength ? new Uint8Array(compressed) : null,
-    etag: `"${Bun.hash(file.body).toString(36)}"`,
+  let compressed: Uint8Array<ArrayBuffer> | null | undefined = COMPRESSIBLE.test(file.contentType) ? undefined : null;
+  const gzipped = () => {
+    if (compressed === undefined) {
+      const packed = Bun.gzipSync(file.body, { level: 9 });
+      compressed = packed.byteLength < file.body.byteLength ? packed : null;
+    }
+    return compressed;
   };
+  return { ...file, gzipped, etag: `"${Bun.hash(file.body).toString(36)}"` };
 }
 
 /**
@@ -129,9 +139,8 @@ function assetResponse(asset: ConsoleAsset, request: Request): Response {
     vary: 'accept-encoding',
   };
   if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
-  if (asset.gzipped && /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
-    return new Response(asset.gzipped, { headers: { ...headers, 'content-encoding': 'gzip' } });
-  }
+  const gzipped = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '') ? asset.gzipped() : null;
+  if (gzipped) return new Response(gzipped, { headers: { ...headers, 'content-encoding': 'gzip' } });
   return new Response(asset.body, { headers });
 }
 

@@ -5,6 +5,7 @@
  * row holds under another name, or computes, are named in `derive`.
  */
 import type * as v from 'valibot';
+import type { GenericSchema } from 'valibot';
 
 export const iso = (date: Date): string => date.toISOString();
 export const isoOrNull = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
@@ -34,3 +35,22 @@ export function presenterOf<S extends Shape>(schema: S, derive: Derivations<S> =
     return answer as Answer<S>;
   };
 }
+
+/** Described-only twins and the schemas they stand for (answerSchemaOf). */
+const describedOnly = new WeakMap<object, GenericSchema>();
+
+/**
+ * `schema` for a route's success answer: the API description shows it as it is, but Elysia does
+ * not run it over each answer as it leaves. That check rebuilt every answer (valibot copies what
+ * it validates), a tenth of a 50-service list page's time, and could find nothing: the answer
+ * is built by presenterOf from this same schema, and the test suite checks every answer it gets
+ * against the schema, refusing one the schema would change (test/api-description.ts).
+ */
+export function describedAnswer<S extends GenericSchema>(schema: S): S {
+  const twin = Object.create(schema, { '~standard': { value: { version: 1, vendor: 'valibot', validate: (value: unknown) => ({ value }) } } }) as S;
+  describedOnly.set(twin, schema);
+  return twin;
+}
+
+/** The schema an answer must pass: the one a described-only twin stands for, else `schema` itself. */
+export const answerSchemaOf = (schema: GenericSchema): GenericSchema => describedOnly.get(schema) ?? schema;

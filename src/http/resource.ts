@@ -23,7 +23,7 @@ import { IdParams, listEnvelope, NoContent, type Page } from '../contract/common
 import type { MembershipRole } from '../contract/enums.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type { Actor } from '../domain/actor.ts';
-import { type Derivations, presenterOf } from './present.ts';
+import { type Derivations, describedAnswer, presenterOf } from './present.ts';
 import { errorResponses } from './schemas.ts';
 
 type Shape = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
@@ -59,9 +59,13 @@ export interface ResourceSpec<R extends object, S extends Shape, Q extends Gener
 
 const detailOf = (tag: string, op: Documented) => ({ tags: [tag], summary: op.summary, description: op.description });
 
-/** The guard's codes and the role's 403 are added by the API description (src/http/openapi.ts). */
+/**
+ * The answers of an operation. The success answer is built by the resource's presenter from its
+ * schema, so it is described but not checked again as it leaves (present.ts, describedAnswer).
+ * The guard's codes and the role's 403 are added by the API description (src/http/openapi.ts).
+ */
 function responsesOf(status: number, schema: GenericSchema, op: Documented, base: readonly ErrorCode[]) {
-  return { [status]: schema, ...errorResponses(...base, ...(op.errors ?? [])) };
+  return { [status]: describedAnswer(schema), ...errorResponses(...base, ...(op.errors ?? [])) };
 }
 
 interface Context {

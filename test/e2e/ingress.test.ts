@@ -30,7 +30,7 @@ import { TEST_KEY_RING } from '../harness.ts';
 import { chromiumMissing, launchChromium, screenshot, waitForConsole, watchPage } from './browser.ts';
 import { type FleetLab, startFleetLab } from './fleet-lab.ts';
 import { completeInstall, freePort, type Session } from './panel-api.ts';
-import { type StartedPanel, startPanel, stopProcess } from './process.ts';
+import { exitsOn, type StartedPanel, startPanel, stopProcess } from './process.ts';
 
 const STEP_TIMEOUT_MS = 240_000;
 const WAIT_MS = 120_000;
@@ -400,5 +400,10 @@ ws.onerror = () => process.exit(1);`;
     expect((await hosting(environments.shopHosting!)).live.servers).toEqual([]);
     // h2 keeps serving its own hosting.
     expect((await curl('h2', 'second.lab.test', '/', { ca: caFile }))?.trim()).toBe('root-hello-from-web');
+  }, STEP_TIMEOUT_MS);
+
+  test('both daemons, after ingress deploys and with Caddy followed, exit promptly on SIGTERM', async () => {
+    // An ingress deploy's output once re-armed a retry timer forever, so the daemon never exited.
+    for (const child of children) expect(await exitsOn(child, 'SIGTERM', 10_000), logs()).toBe(true);
   }, STEP_TIMEOUT_MS);
 });

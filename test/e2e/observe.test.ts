@@ -5,7 +5,9 @@
  * still in its history; a deploy of an image that does not exist fails and its deploy log says
  * why; metric series appear for the container and the server; the events feed has the outcomes.
  * Then the console in Chromium (when it is installed): the service page's live logs and charts,
- * the environment's deploy log and the events page, with screenshots in test-results/console/.
+ * its log view narrowed to one of two replicas (live and a time range), the environment's deploy
+ * log and the events page, with screenshots in test-results/console/. Last, the local daemon,
+ * following a running container, exits promptly on SIGTERM.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,15 +19,16 @@ import { SocketProbe } from '../daemon.ts';
 import { TEST_KEY_RING } from '../harness.ts';
 import { chromiumMissing, heading, launchChromium, screenshot, waitForConsole, watchPage } from './browser.ts';
 import { clientApi, completeInstall, freePort, type Session } from './panel-api.ts';
-import { spawnLogged, type StartedPanel, startPanel } from './process.ts';
+import { exitsOn, spawnLogged, type StartedPanel, startPanel, stopProcess } from './process.ts';
 import { e2eStateDir, startRealDocker } from './real-docker.ts';
 
 const STEP_TIMEOUT_MS = 120_000;
 const WAIT_MS = 90_000;
 const MAIN = join(import.meta.dir, '../../src/main.ts');
-const ticker = (label: string) => `services:
+const ticker = (label: string, replicas = 1) => `services:
   clock:
     image: local/busybox:1
+    deploy: {replicas: ${replicas}}
     network_mode: none # the single-engine test tool has no bridge networks
     environment:
       LABEL: ${label}
@@ -54,18 +57,13 @@ const children: Subprocess[] = [];
 let panel: StartedPanel | undefined;
 let browser: Browser | undefined;
 let feed: SocketProbe | undefined;
+let daemon: Subprocess | undefined;
 
 afterAll(async () => {
   feed?.socket.close();
   await browser?.close();
-  for (const child of children.reverse()) {
-    child.kill('SIGTERM');
-    await child.exited;
-  }
-  if (panel) {
-    panel.process.kill('SIGTERM');
-    await panel.process.exited;
-  }
+  for (const child of children.reverse()) await stopProcess(child);
+  if (panel) await stopProcess(panel.process);
   if (engine.started) {
     await engine.docker.removePanelContainers();
     await engine.docker.stop();
@@ -83,6 +81,7 @@ function spawnLocalDaemon(): () => string {
     PANEL_LOG_LEVEL: 'debug',
   });
   children.push(child);
+  daemon = child;
   return logs;
 }
 
@@ -235,7 +234,7 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
     let page: Page;
 
     test('the service page shows its lines live, with filters, and its charts', async () => {
-      await deploy(ticker('third'));
+      await deploy(ticker('third', 2));
       browser = await launchChromium();
       page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       const watched = watchPage(page, url);
@@ -255,6 +254,36 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
       expect(watched.problems).toEqual([]);
     }, STEP_TIMEOUT_MS);
 
+    test('the service page narrows its logs to one replica, live and in a time range, and says which', async () => {
+      const logView = page.getByRole('region', { name: 'Logs' });
+      await logView.getByRole('button', { name: 'Resume' }).click();
+      await logView.getByLabel('Filter').fill('');
+      const sources = () => logView.locator('[data-log-line] .log-source').allTextContents();
+      await eventually('lines of both replicas', async () => ((await sources()).includes('#1') && (await sources()).includes('#2') ? true : undefined), logs);
+      const replica = logView.getByLabel('Replica');
+      expect(await replica.locator('option').allTextContents()).toEqual(['Every replica', '#1', '#2']);
+      await replica.selectOption({ label: '#2' });
+      expect(await replica.locator('option:checked').textContent()).toBe('#2');
+      // Live: the last lines of #2 only, then its new lines as they come.
+      const texts = () => logView.locator('[data-log-line] .log-text').allTextContents();
+      const first = await eventually('only the second replica', async () => {
+        const shown = await sources();
+        return shown.length > 0 && shown.every((text) => text === '#2') ? (await texts()).at(-1) : undefined;
+      }, logs);
+      await eventually('a new line of the second replica', async () => {
+        const shown = await sources();
+        return shown.every((text) => text === '#2') && (await texts()).at(-1) !== first ? true : undefined;
+      }, logs);
+      expect(await logView.getByRole('link', { name: 'Download' }).getAttribute('href')).toContain('containerId=');
+      await screenshot(page, 'observe-service-logs-replica');
+      // History: a time range reads the retained lines of that replica only.
+      await logView.getByLabel('Show').selectOption({ label: 'Last 15 minutes' });
+      await logView.getByText(/[1-9]\d* lines? in this range/).waitFor({ timeout: WAIT_MS });
+      expect(new Set(await sources())).toEqual(new Set(['#2']));
+      expect(await replica.locator('option:checked').textContent()).toBe('#2');
+      await screenshot(page, 'observe-service-logs-replica-history');
+    }, STEP_TIMEOUT_MS);
+
     test('the environment page shows the failed deploy and its log; the events page lists what happened', async () => {
       await deploy(BROKEN);
       await page.goto(`${url}/environments/${environmentId}`);
@@ -271,4 +300,11 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
       await screenshot(page, 'observe-server-metrics');
     }, STEP_TIMEOUT_MS);
   });
+
+  test('the local daemon, following a running container, exits promptly on SIGTERM', async () => {
+    expect((await deploy(ticker('last'))).status).toBe('succeeded');
+    const running = (await docker('ps', '-q', '--filter', `label=com.docker.compose.project=pn-${environmentId}`)).stdout;
+    expect(running).not.toBe('');
+    expect(await exitsOn(daemon!, 'SIGTERM', 10_000), logs().slice(-4000)).toBe(true);
+  }, STEP_TIMEOUT_MS);
 });

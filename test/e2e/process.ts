@@ -67,15 +67,24 @@ export function spawnLogged(cmd: string[], env: Record<string, string>): { child
   return { child, logs: () => output.join('') };
 }
 
+/** Sends `signal` and answers whether the process exited within `withinMs` (polled through `exited`, no fixed sleep). */
+export async function exitsOn(child: Subprocess, signal: NodeJS.Signals, withinMs: number): Promise<boolean> {
+  child.kill(signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)));
+  const exited = await Promise.race([child.exited.then(() => true as const), deadline]);
+  clearTimeout(timer);
+  return exited;
+}
+
 /**
- * Stops a process with SIGTERM, then SIGKILL if it has not exited within `graceMs`: since the
- * observability landing, a lab daemon with running containers has been seen not to exit on
- * SIGTERM (cause not found yet), which hung lab teardowns past their limit.
+ * Stops a process with SIGTERM, then SIGKILL if it has not exited within `graceMs`: a safety net
+ * for teardowns (a daemon that stayed alive after SIGTERM once hung lab teardowns past their limit);
+ * it says when it fires, which should not happen.
  */
 export async function stopProcess(child: Subprocess, graceMs = 10_000): Promise<void> {
-  child.kill('SIGTERM');
-  const stopped = await Promise.race([child.exited.then(() => true), Bun.sleep(graceMs).then(() => false)]);
-  if (stopped) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (await exitsOn(child, 'SIGTERM', graceMs)) return;
   console.error(`process ${child.pid} ignored SIGTERM for ${graceMs} ms and is killed`);
   child.kill('SIGKILL');
   await child.exited;

@@ -227,7 +227,7 @@ async function runCommand(parsed: ParsedArgs, stateDir: string, env: Record<stri
       },
       execute: async (command, progress, output) => {
         if (command.kind === 'fabric') return fabric.execute(command);
-        if (command.kind === 'deploy' && command.payload.ingress) return ingress.deploy(command);
+        if (command.kind === 'deploy' && command.payload.ingress) return ingress.deploy(command, output);
         const outcome = await runner.execute(command, progress, output);
         void ingress.refresh(`${command.kind} of ${command.payload.project}`);
         return outcome;

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, jest, test } from 'bun:test';
 import { type Frame, parseFrame } from '../../contract/daemon-protocol.ts';
 import { CommandOutput, HEAD_LINES, TAIL_LINES } from './command-output.ts';
 import type { FrameLink } from './log-collector.ts';
@@ -13,6 +13,8 @@ function link(ready = true) {
 }
 
 describe('CommandOutput', () => {
+  afterEach(() => void jest.useRealTimers());
+
   test('sends every line of a short output, steps marked, before finish returns', () => {
     const { link: sink, frames } = link();
     const output = new CommandOutput('cmd-1', sink, () => 42);
@@ -48,5 +50,25 @@ describe('CommandOutput', () => {
     setReady(true);
     output.finish();
     expect(frames.flatMap((frame) => frame.lines.map((line) => line[2]))).toEqual(['queued']);
+  });
+
+  test('without a link (a command run outside a connection) nothing is kept and no retry is scheduled', () => {
+    // A retry timer that re-armed itself forever kept `panel daemon run` from exiting on SIGTERM.
+    jest.useFakeTimers();
+    const output = new CommandOutput('cmd-4', null);
+    output.step('Pulling');
+    output.line('stdout', 'a line for nobody');
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  test('a finished output leaves no timer behind, even when the hub never took its lines', () => {
+    jest.useFakeTimers();
+    const { link: sink, frames } = link(false);
+    const output = new CommandOutput('cmd-5', sink);
+    output.line('stdout', 'never sent');
+    jest.advanceTimersByTime(1_000);
+    output.finish();
+    expect(jest.getTimerCount()).toBe(0);
+    expect(frames).toEqual([]);
   });
 });

@@ -23,6 +23,7 @@ export class CommandOutput {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private finished = false;
 
+  /** `link` null: the command runs outside a connection and its lines go nowhere (none is kept). */
   constructor(
     private readonly commandId: string,
     private readonly link: FrameLink | null,
@@ -31,7 +32,7 @@ export class CommandOutput {
 
   /** One line of output (without its line break). */
   line(stream: LogStream, text: string): void {
-    if (this.finished) return;
+    if (this.finished || !this.link) return;
     const line: Line = [this.now(), stream, capLine(text)];
     if (this.lines++ < HEAD_LINES) {
       this.unsent.push(line);

@@ -70,7 +70,15 @@ export class AgentObserver {
     logs.start(signal);
     const resync = () => void logs.sync(signal).catch((error) => this.options.logger.warn('cannot list containers', { error: (error as Error).message }));
     const timer = setInterval(resync, RESYNC_INTERVAL_MS);
-    signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearInterval(timer);
+        for (const pending of this.pendingReports.values()) clearTimeout(pending);
+        this.pendingReports.clear();
+      },
+      { once: true },
+    );
     void watchContainerEvents(
       {
         engine: this.engine,

@@ -135,4 +135,43 @@ describe('retention', () => {
     t.hub.observe.logs.sweep();
     expect(history(world).map((line) => line.text)).toEqual(['one day old']);
   });
+
+  test('over the size bound, the oldest lines by time go first, even when they arrived last (a daemon catching up after a disconnect)', () => {
+    const t = createTestApp({ logRetentionBytes: 64 * MIB });
+    const world = observedWorld(t);
+    t.db.update(organization).set({ logRetentionBytes: MIB }).where(eq(organization.id, world.owner.organizationId)).run();
+    const now = t.clock.now().getTime();
+    const wide = (label: string) => (i: number) => `${label} ${String(i).padStart(4, '0')} ${'x'.repeat(1000)}`;
+    const send = (ordinal: number, start: number, label: string) => {
+      for (let frame = 0; frame < 3; frame++) {
+        world.send(logsFrame([{ ...slot(world.tree.environmentId, world.tree.serviceId, { containerId: `replica${ordinal}`.padEnd(64, '0'), ordinal }), lines: lines(start + frame * 200_000, 200, (i) => wide(label)(frame * 200 + i)) }]));
+      }
+      t.hub.observe.logs.flush();
+    };
+    send(1, now - 600_000, 'recent');
+    // Replica 2's backlog from an hour earlier arrives after replica 1's recent lines.
+    send(2, now - 3_600_000 - 600_000, 'backlog');
+    expect(retained(world)).toBeLessThanOrEqual(MIB);
+    const kept = history(world).map((line) => line.text.slice(0, line.text.indexOf(' x')));
+    expect(kept.filter((text) => text.startsWith('recent'))).toEqual(Array.from({ length: 600 }, (_, i) => wide('recent')(i).slice(0, 11)));
+    // Of the backlog, what remains is its newest part.
+    const backlog = kept.filter((text) => text.startsWith('backlog')).map((text) => Number(text.split(' ')[1]));
+    expect(backlog.length).toBeLessThan(600);
+    expect(backlog.at(-1)).toBe(599);
+    expect(backlog).toEqual(Array.from({ length: backlog.length }, (_, i) => 600 - backlog.length + i));
+  });
+
+  test('lines older than the age bound go at the sweep even when they arrived after younger ones', () => {
+    const t = createTestApp({ logRetentionDays: 14 });
+    const world = observedWorld(t);
+    t.db.update(organization).set({ logRetentionDays: 2 }).where(eq(organization.id, world.owner.organizationId)).run();
+    const day = 86_400_000;
+    const now = t.clock.now().getTime();
+    world.send(logsFrame([{ ...slot(world.tree.environmentId, world.tree.serviceId), lines: lines(now - day, 1, () => 'one day old') }]));
+    t.hub.observe.logs.flush();
+    world.send(logsFrame([{ ...slot(world.tree.environmentId, world.tree.serviceId, { ordinal: 2 }), lines: lines(now - 3 * day, 1, () => 'three days old, sent late') }]));
+    t.hub.observe.logs.flush();
+    t.hub.observe.logs.sweep();
+    expect(history(world).map((line) => line.text)).toEqual(['one day old']);
+  });
 });

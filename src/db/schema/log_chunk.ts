@@ -3,7 +3,7 @@
  * for about a second (or up to a chunk's size) and writes them as one row: per-line rows would
  * cost their keys and index entries many times over. History belongs to the service (it outlives
  * redeploys and recreated containers) and is bounded per organization, oldest chunk first, by
- * size and age (src/domain/logs/retention.ts).
+ * size and age (src/domain/logs/store.ts).
  *
  * `body` is JSON: [[epoch ms, stream, text], ...] oldest first; stream 0 stdout, 1 stderr, 2 a
  * marker of Panel's own (lines dropped by sampling).
@@ -39,7 +39,8 @@ export const logChunk = sqliteTable(
     check('log_chunk_times_ordered', sql`${t.firstAt} <= ${t.lastAt}`),
     check('log_chunk_body_is_json_array', sql`json_valid(${t.body}) AND json_type(${t.body}) = 'array'`),
     index('log_chunk_service_id_last_at_index').on(t.serviceId, t.lastAt),
-    index('log_chunk_organization_id_id_index').on(t.organizationId, t.id),
+    // Retention walks an organization's chunks oldest first by time (the rowid breaks ties).
+    index('log_chunk_organization_id_last_at_index').on(t.organizationId, t.lastAt),
     index('log_chunk_container_id_index').on(t.containerId),
   ],
 );

@@ -2,10 +2,11 @@
  * Writing retained log history and keeping it within its bounds. Each organization has a size
  * bound (bytes of chunk bodies) and an age bound (days), its own setting or the operator's
  * default (PANEL_LOG_RETENTION_BYTES, PANEL_LOG_RETENTION_DAYS), never above the operator's. The
- * oldest chunks go first (chunk ids grow with arrival), whole chunks at a time: the retained
- * total never exceeds the bound after a prune, and never by more than one flush before it.
+ * oldest chunks by time go first (their newest line; arrival breaks ties), whole chunks at a time:
+ * the retained total never exceeds the bound after a prune, and never by more than one flush
+ * before it.
  */
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { logChunk, organization } from '../../db/schema/index.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import { encodeBody, type LineSource, type StoredLine } from './lines.ts';
@@ -85,31 +86,35 @@ export function retentionOf(db: Queryable, organizationId: string, limits: Reten
 }
 
 /**
- * Deletes the organization's oldest chunks until at most `maxBytes` remain and none ended before
- * `notBefore` (epoch ms). Answers the bytes freed.
+ * Deletes the organization's chunks that ended before `notBefore` (epoch ms), then its oldest
+ * until at most `maxBytes` remain. Oldest means by time (a chunk's newest line, then arrival),
+ * not by arrival alone: a daemon catching up after a disconnect delivers old lines late, and
+ * those are what the bounds drop first. Answers the bytes freed.
  */
 export function pruneOrganization(db: Queryable, organizationId: string, currentBytes: number, maxBytes: number, notBefore: number): number {
-  let remaining = currentBytes;
+  const ofOrganization = eq(logChunk.organizationId, organizationId);
   let freed = 0;
-  for (;;) {
+  for (const chunk of db.delete(logChunk).where(and(ofOrganization, lt(logChunk.lastAt, notBefore))).returning({ bytes: logChunk.bytes }).all()) freed += chunk.bytes;
+  let remaining = currentBytes - freed;
+  while (remaining > maxBytes) {
     const oldest = db
-      .select({ id: logChunk.id, bytes: logChunk.bytes, lastAt: logChunk.lastAt })
+      .select({ id: logChunk.id, bytes: logChunk.bytes })
       .from(logChunk)
-      .where(eq(logChunk.organizationId, organizationId))
-      .orderBy(asc(logChunk.id))
+      .where(ofOrganization)
+      .orderBy(asc(logChunk.lastAt), asc(logChunk.id))
       .limit(PRUNE_BATCH)
       .all();
-    let upTo: number | null = null;
+    if (oldest.length === 0) break;
+    const doomed: number[] = [];
     for (const chunk of oldest) {
-      if (remaining <= maxBytes && chunk.lastAt >= notBefore) break;
-      upTo = chunk.id;
+      if (remaining <= maxBytes) break;
+      doomed.push(chunk.id);
       remaining -= chunk.bytes;
       freed += chunk.bytes;
     }
-    if (upTo === null) return freed;
-    db.delete(logChunk).where(and(eq(logChunk.organizationId, organizationId), lte(logChunk.id, upTo))).run();
-    if (oldest.length < PRUNE_BATCH || upTo !== oldest[oldest.length - 1]!.id) return freed;
+    db.delete(logChunk).where(inArray(logChunk.id, doomed)).run();
   }
+  return freed;
 }
 
 /** Organizations holding any history (for the age sweep). */

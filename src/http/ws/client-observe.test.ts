@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { membership } from '../../db/schema/index.ts';
+import { container, membership } from '../../db/schema/index.ts';
 import { insertCommand } from '../../domain/commands/service.ts';
 import { insertDeployment } from '../../domain/deployments/queries.ts';
 import { listenOnLoopback, SocketProbe } from '../../../test/daemon.ts';
@@ -56,6 +56,31 @@ describe('/ws/client/v1 logs', () => {
       ]),
     );
     expect(live[0].lines[0]).toMatchObject({ stream: 'stdout', ordinal: 1, containerName: 'web-1', at: new Date(9_000).toISOString() });
+  });
+
+  test('one replica: a container row gets its own last lines and live lines, none of the other replica', async () => {
+    const { t, tree, node, send, open } = await setup();
+    const second = t.db
+      .insert(container)
+      .values({ serviceId: tree.serviceId, serverId: node.id, containerName: 'web-2', composeServiceName: 'web', role: 'service', ordinal: 2 })
+      .returning()
+      .get();
+    const replica = (ordinal: number) => slot(tree.environmentId, tree.serviceId, { containerId: `replica${ordinal}`.padEnd(64, '0'), name: `web-${ordinal}`, ordinal });
+    send(logsFrame([{ ...replica(1), lines: lines(1_000, 3, (i) => `first ${i}`) }, { ...replica(2), lines: lines(1_500, 3, (i) => `second ${i}`) }]));
+    const watcher = await open();
+    watcher.send({ type: 'subscribe', topic: 'logs', containerId: second.id, tail: 10 });
+    const snapshot = await watcher.next((frame) => frame.type === 'subscribed');
+    expect(snapshot).toMatchObject({ topic: 'logs', containerId: second.id });
+    expect(snapshot.lines.map((line: { text: string; containerId: string }) => [line.text, line.containerId])).toEqual([
+      ['second 0', second.id],
+      ['second 1', second.id],
+      ['second 2', second.id],
+    ]);
+    send(logsFrame([{ ...replica(1), lines: lines(9_000, 1, () => 'first live') }, { ...replica(2), lines: lines(9_000, 1, () => 'second live') }]));
+    await settle(watcher);
+    const live = watcher.frames.filter((frame: any) => frame.type === 'logs') as { containerId?: string; lines: { text: string }[] }[];
+    expect(live.flatMap((frame) => frame.lines.map((line) => line.text))).toEqual(['second live']);
+    expect(live.every((frame) => frame.containerId === second.id)).toBe(true);
   });
 
   test("another organization's service is refused with no data; a removed member hears nothing more", async () => {

@@ -6,10 +6,10 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
-import { SelectField } from '../forms.tsx';
+import { type Choice, SelectField } from '../forms.tsx';
 import { type LiveConnection, subscribeLive } from '../live-subscription.ts';
 import type { LogsFrame } from '../../../src/contract/live.ts';
-import { type LogFilter, type LogLine, type LogTarget, logDownloadUrl, observeApi } from './observe-api.ts';
+import { type LogFilter, type LogLine, type LogTarget, logDownloadUrl, narrowedTarget, observeApi, replicaLabel } from './observe-api.ts';
 
 const MAX_SHOWN = 2_000;
 const LIVE_TAIL = 200;
@@ -117,9 +117,14 @@ function formatTime(at: string, withDate: boolean): string {
 
 /**
  * `serviceNames` (an environment's services by id) makes each line say which service and replica
- * it came from; without it a line says only its replica (`#2`).
+ * it came from; without it a line says only its replica (`#2`). `replicas` (a service's container
+ * rows, replicaChoices) offers to narrow the view, live and ranged, to one of them; a chosen replica
+ * that is no longer offered falls back to every replica.
  */
-export function LogViewer({ target, serviceNames }: { target: LogTarget; serviceNames?: Record<string, string> }) {
+export function LogViewer({ target: whole, serviceNames, replicas = [] }: { target: LogTarget; serviceNames?: Record<string, string>; replicas?: readonly Choice[] }) {
+  const [replica, setReplica] = useState('');
+  const target = narrowedTarget(whole, replica, replicas);
+  const chosen = 'containerId' in target ? target.containerId : '';
   const [range, setRange] = useState<Range>('live');
   const [q, setQ] = useState('');
   const [stream, setStream] = useState<'' | 'stdout' | 'stderr'>('');
@@ -160,6 +165,9 @@ export function LogViewer({ target, serviceNames }: { target: LogTarget; service
       </div>
       <div class="toolbar">
         <SelectField inline id="log-range" name="range" label="Show" choices={RANGES} selected={range} onChange={(value) => setRange(value as Range)} />
+        {(replicas.length > 1 || chosen) && (
+          <SelectField inline id="log-replica" name="replica" label="Replica" choices={[{ value: '', label: 'Every replica' }, ...replicas]} selected={chosen} onChange={setReplica} />
+        )}
         <div class="field inline">
           <label for="log-filter">Filter</label>
           <input id="log-filter" type="search" value={q} placeholder="Text the line contains" onInput={(event) => setQ(event.currentTarget.value)} spellcheck={false} />
@@ -208,7 +216,7 @@ export function LogViewer({ target, serviceNames }: { target: LogTarget; service
               <time dateTime={line.at}>{formatTime(line.at, range === '24h' || range === '7d')}</time>
               {line.containerName ? (
                 <span class="log-source" title={line.containerName}>
-                  {serviceNames ? `${serviceNames[line.serviceId] ?? line.containerName}#${line.ordinal}` : `#${line.ordinal}`}
+                  {replicaLabel(line.serviceId, line.ordinal, line.containerName, serviceNames)}
                 </span>
               ) : null}
               <span class="log-text">{line.text}</span>

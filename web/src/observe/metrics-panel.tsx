@@ -10,7 +10,7 @@ import { SelectField } from '../forms.tsx';
 import { subscribeLive } from '../live-subscription.ts';
 import { type ChartLine, type Format, formatBytes, formatNumber, formatPercent, formatRate, LineChart } from './charts.tsx';
 import type { LivePoint, MetricsFrame } from '../../../src/contract/live.ts';
-import { type MetricPoint, type MetricSeries, type MetricTarget, observeApi } from './observe-api.ts';
+import { type MetricPoint, type MetricSeries, type MetricTarget, observeApi, replicaLabel } from './observe-api.ts';
 
 const RANGES = [
   { value: '1h', label: 'Last hour', span: 3_600_000 },
@@ -56,7 +56,8 @@ function withLivePoints(series: MetricSeries[], points: LivePoint[], since: numb
   });
 }
 
-export function MetricsPanel({ target, kind }: { target: MetricTarget; kind: 'server' | 'containers' }) {
+/** `serviceNames` (an environment's services by id) names each container line by service and replica. */
+export function MetricsPanel({ target, kind, serviceNames }: { target: MetricTarget; kind: 'server' | 'containers'; serviceNames?: Record<string, string> }) {
   const [range, setRange] = useState<Range>('1h');
   const [state, setState] = useState<{ series: MetricSeries[]; since: number; until: number; error?: string; loaded: boolean }>({ series: [], since: 0, until: 0, loaded: false });
   const key = JSON.stringify(target);
@@ -90,6 +91,7 @@ export function MetricsPanel({ target, kind }: { target: MetricTarget; kind: 'se
   }, [key, range]);
 
   const charts = kind === 'server' ? SERVER_CHARTS : CONTAINER_CHARTS;
+  const series = state.series.map((one) => (one.serviceId && one.ordinal !== null ? { ...one, name: replicaLabel(one.serviceId, one.ordinal, one.name, serviceNames) } : one));
   return (
     <section aria-labelledby="metrics-heading" class="metrics">
       <div class="section-header">
@@ -114,11 +116,11 @@ export function MetricsPanel({ target, kind }: { target: MetricTarget; kind: 'se
             <LineChart
               key={chart.title}
               title={chart.title}
-              lines={state.series.flatMap(chart.lines)}
+              lines={series.flatMap(chart.lines)}
               since={state.since}
               until={state.until}
               format={chart.format}
-              max={chart.max?.(state.series)}
+              max={chart.max?.(series)}
             />
           ))}
         </div>

@@ -4,7 +4,8 @@
  * deploymentLog, metrics and events).
  */
 import { call, type Page } from '../api.ts';
-import type { Deployment } from '../deploy-api.ts';
+import type { Choice } from '../forms.tsx';
+import type { Container, Deployment } from '../deploy-api.ts';
 import type { DeploymentLogLine, LogPage } from '../../../src/contract/logs.ts';
 import type { MetricsAnswer } from '../../../src/contract/metrics.ts';
 import type { Event as PanelEvent, Webhook, WebhookDelivery } from '../../../src/contract/events.ts';
@@ -36,6 +37,28 @@ export interface LogFilter {
 type Query = Record<string, string | undefined>;
 const query = (target: object, extra: object = {}): Query => ({ ...(target as Query), ...(extra as Query) });
 
+/**
+ * How a log line or a chart names its container: its replica (`#2`), or with `serviceNames` (a view
+ * spanning an environment's services) the service too (`web#2`); `fallback` when the service is unknown.
+ */
+export const replicaLabel = (serviceId: string, ordinal: number, fallback: string, serviceNames?: Record<string, string>) =>
+  serviceNames ? `${serviceNames[serviceId] ?? fallback}#${ordinal}` : `#${ordinal}`;
+
+/**
+ * The replicas a service's log view offers: its container rows that still exist, by ordinal, each
+ * named by its replica (`#2`) and, when it is not running, its state (`#2 (exited)`).
+ */
+export function replicaChoices(rows: readonly Container[]): Choice[] {
+  return rows
+    .filter((row) => !row.isRemoved && row.role === 'service')
+    .sort((a, b) => a.ordinal - b.ordinal)
+    .map((row) => ({ value: row.id, label: row.status === 'running' ? `#${row.ordinal}` : `#${row.ordinal} (${row.status})` }));
+}
+
+/** What the view reads: the chosen replica while it is still offered, else the whole target. */
+export const narrowedTarget = (whole: LogTarget, replica: string, choices: readonly Choice[]): LogTarget =>
+  replica && choices.some((choice) => choice.value === replica) ? { containerId: replica } : whole;
+
 /** The download URL of what a log view shows (the browser saves it as a file). */
 export const logDownloadUrl = (target: LogTarget, filter: LogFilter) =>
   `/api/client/v1/logs/download?${new URLSearchParams(Object.entries(query(target, filter)).filter((entry): entry is [string, string] => entry[1] !== undefined))}`;
@@ -43,6 +66,8 @@ export const logDownloadUrl = (target: LogTarget, filter: LogFilter) =>
 export const observeApi = {
   logs: (target: LogTarget, filter: LogFilter & { limit?: number; cursor?: string }) =>
     call<LogPage>('GET', 'client/v1/logs', undefined, query(target, { ...filter, limit: filter.limit?.toString() })),
+  /** A service's container rows (its replicas, on every server it runs on). */
+  containers: (serviceId: string) => call<Page<Container>>('GET', 'client/v1/containers', undefined, { serviceId }),
   deploymentLog: (deploymentId: string) => call<{ deployment: Deployment; data: DeploymentLogLine[] }>('GET', `client/v1/deployments/${deploymentId}/logs`),
   metrics: (target: MetricTarget, since: string, until: string) =>
     call<MetricsAnswer>('GET', 'client/v1/metrics', undefined, query(target, { since, until })),

@@ -47,6 +47,7 @@ export function EnvironmentPage({ id }: { id: string }) {
   if (!environment || !project.data) return <Loading what="the environment" />;
   const refreshPreview = () => setPreviewVersion((n) => n + 1);
   const projectName = project.data.name ?? 'Unnamed project';
+  const serviceNames = Object.fromEntries((services.data ?? []).map((service) => [service.id, service.name]));
 
   return (
     <>
@@ -76,8 +77,8 @@ export function EnvironmentPage({ id }: { id: string }) {
         />
       </section>
       <DeployControls environmentId={id} organizationId={project.data.organizationId} onDeployed={refreshPreview} />
-      <LogViewer target={{ environmentId: id }} serviceNames={Object.fromEntries((services.data ?? []).map((service) => [service.id, service.name]))} />
-      <MetricsPanel target={{ environmentId: id }} kind="containers" />
+      <LogViewer target={{ environmentId: id }} serviceNames={serviceNames} />
+      <MetricsPanel target={{ environmentId: id }} kind="containers" serviceNames={serviceNames} />
       <DeployPreviewSection preview={{ ...preview, reload: refreshPreview }} organizationId={project.data.organizationId} />
       <section aria-labelledby="services-heading">
         <h2 id="services-heading">Services</h2>

@@ -26,10 +26,13 @@ import { ServiceVariables } from '../variables/service-variables.tsx';
 import { RunsAsSection } from './service-tenancy.tsx';
 import { DatabaseBindingsSection } from './service-bindings.tsx';
 import { LogViewer } from '../observe/log-viewer.tsx';
+import { observeApi, replicaChoices } from '../observe/observe-api.ts';
 import { MetricsPanel } from '../observe/metrics-panel.tsx';
 
 export function ServicePage({ id }: { id: string }) {
   const service = useResource(`service:${id}`, () => hostingApi.service(id));
+  const containers = useResource(`service-containers:${id}`, () => observeApi.containers(id));
+  const replicas = replicaChoices(containers.data?.data ?? []);
   const hostings = useList(`hostings:${id}`, (cursor) => hostingApi.list({ serviceId: id, cursor }));
   const environmentId = service.data?.environmentId;
   const project = useResource(`service-project:${environmentId ?? ''}`, async () =>
@@ -54,7 +57,7 @@ export function ServicePage({ id }: { id: string }) {
       {project.data && <TagPicker taggable="services" id={id} organizationId={project.data.organizationId} />}
       <p class="muted">Compose service {service.data.composeServiceName}</p>
       {service.data.description && <p class="lead">{service.data.description}</p>}
-      <LogViewer target={{ serviceId: id }} />
+      <LogViewer target={{ serviceId: id }} replicas={replicas} />
       <MetricsPanel target={{ serviceId: id }} kind="containers" />
       <section aria-labelledby="hostings-heading" class="stack">
         <h2 id="hostings-heading">Hostings</h2>

@@ -27,7 +27,8 @@ import { type CertificateState, type IngressPayload, IngressPayload as IngressPa
 import type { Logger } from '../../../lib/logger.ts';
 import type { CommandFrame } from '../../../contract/daemon-protocol.ts';
 import type { CommandOutcome, ComposeRunner } from '../compose-runner.ts';
-import { type DockerCli, dockerEnvironment } from '../docker-cli.ts';
+import type { CommandOutput } from '../command-output.ts';
+import { type DockerCli, dockerEnvironment, lastLine } from '../docker-cli.ts';
 import { CaddyAdmin } from './caddy-admin.ts';
 import { certificateStates } from './certificate-states.ts';
 import { observe } from './observe.ts';
@@ -110,21 +111,23 @@ export class IngressAgent {
     return run;
   }
 
-  /** An ingress deploy: the Caddy project up (with its folders), then the configuration applied. */
-  deploy(command: DeployCommand): Promise<CommandOutcome> {
+  /** An ingress deploy: the Caddy project up (with its folders), then the configuration applied; `output` is its deploy log. */
+  deploy(command: DeployCommand, output: CommandOutput): Promise<CommandOutcome> {
     return this.serial(async () => {
       const { project, ingress: payload } = command.payload;
       if (this.desired?.project !== project) this.applied = null;
       await this.prepareFolders(this.dirOf(project));
-      const outcome = await this.options.runner.execute(command);
+      const outcome = await this.options.runner.execute(command, undefined, output);
       if (!outcome.result.ok) return outcome;
       this.desired = { project, payload: payload! };
       await writeFile(join(this.options.stateDir, DESIRED_FILE), JSON.stringify(this.desired), { mode: 0o600 });
+      output.step(`Applying ${payload!.routes.length} route(s) to Caddy`);
       try {
         const applied = await this.apply();
         return { ...outcome, result: { ok: true, data: { ...outcome.result.data, ...applied } } };
       } catch (error) {
         const message = error instanceof ApplyError ? error.message : `applying the ingress failed: ${(error as Error).message}`;
+        output.step(`Failed: ingress_not_applied: ${lastLine(message)}`);
         return { ...outcome, result: { ok: false, error: { code: 'ingress_not_applied', message } } };
       }
     });
