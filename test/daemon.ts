@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { hashToken, newOpaqueToken } from '../src/auth/token.ts';
 import { generateDaemonKeyPair } from '../src/crypto/index.ts';
-import type { HubSocket } from '../src/daemon/hub.ts';
+import type { HubSocket } from '../src/daemon/hub/connection.ts';
 import type { Frame, HelloFrame } from '../src/contract/daemon-protocol.ts';
 import { server } from '../src/db/schema/index.ts';
 import type { TestApp } from './harness.ts';

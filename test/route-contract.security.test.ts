@@ -9,7 +9,8 @@
  * - Every route declares the role it needs (`role` on the route; `x-panel-role` in the API
  *   description), and the declaration is what is enforced:
  * - 403 `forbidden` for a member (session and member API token) where the operation needs more
- *   than membership, and for an admin where it needs the owner.
+ *   than membership, and for an admin where it needs the owner; 200 for a member reading what
+ *   is declared for members.
  * - 422 `validation_failed` for a body missing any required field: `path` names the field and the
  *   message says it is required (not "unknown field").
  *
@@ -117,6 +118,25 @@ describe('contract of the client route table', () => {
     expect(answers.length).toBeGreaterThan(60);
     expect(answers.filter((answer) => !answer.endsWith(': 403 forbidden'))).toEqual([]);
     expect(dump(t.sqlite)).toEqual(before);
+  });
+
+  test('a member reads every route declared for members, by session and by API token', async () => {
+    const { t, a } = world();
+    const member = addMember(t, a.caller.organizationId, 'member');
+    const memberToken = tokenFor(t, member, 'member');
+    const answers: string[] = [];
+    for (const probe of probes.filter(({ role, shape }) => role === 'member' && shape.method === 'GET')) {
+      for (const [via, headers] of [
+        ['session', member.headers],
+        ['token', memberToken],
+      ] as const) {
+        const { path } = ownRequest(probe.shape, a.ids);
+        const res = await t.request('GET', path, undefined, headers);
+        answers.push(`${label(probe)} (${via}): ${res.status}`);
+      }
+    }
+    expect(answers.length).toBeGreaterThan(80);
+    expect(answers.filter((answer) => !answer.endsWith(': 200'))).toEqual([]);
   });
 
   test('422 validation_failed naming the field, for a body missing any required field', async () => {

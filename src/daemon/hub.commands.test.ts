@@ -13,7 +13,7 @@ import { enrolledServer, FakeSocket, helloFrame } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
 import { seedTree } from '../../test/seed.ts';
-import type { HubConnection } from './hub.ts';
+import type { HubConnection } from './hub/connection.ts';
 
 const HOUR = 3_600_000;
 

@@ -9,7 +9,8 @@ import { server } from '../db/schema/index.ts';
 import { enrolledServer, FakeSocket, helloFrame, nextTurn } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
-import { HUB_FEATURES, type HubClaim, type HubConnection } from './hub.ts';
+import { HUB_FEATURES } from './hub.ts';
+import type { HubClaim, HubConnection } from './hub/connection.ts';
 import { CLOSE_CODES, MAX_FRAME_BYTES } from '../contract/daemon-protocol.ts';
 
 function connect(t: TestApp, claim: HubClaim, hello?: object) {

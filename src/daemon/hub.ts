@@ -29,6 +29,8 @@
  * - Connects and disconnects are published through the notifier (src/domain/notify.ts) for
  *   /ws/client/v1; the tick's last_seen_at touches of connected servers are not (a connected
  *   server is seen now).
+ * - The hello handshake is src/daemon/hub/hello.ts; the batched disconnect writes are
+ *   src/daemon/hub/disconnects.ts.
  * - The hub keeps sockets, timers and framing. What a frame changes in the database, and in which
  *   transaction, is the domain's: src/domain/daemons/outcomes.ts (ack, result, report, expiry,
  *   undeliverable commands), src/domain/daemons/fabric.ts (fabric state) and
@@ -39,22 +41,14 @@ import { safeEqual } from '../crypto/primitives.ts';
 import type { Server } from '../db/schema/index.ts';
 import { markDelivered, openCommandsOf } from '../domain/commands/service.ts';
 import { serverForCredential } from '../domain/servers/enroll.ts';
-import { findServer } from '../domain/servers/queries.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import { type HubClaim, HubConnection, type HubSocket } from './hub/connection.ts';
+import { DisconnectBatches } from './hub/disconnects.ts';
 import { ChangeFeed } from './hub/feed.ts';
+import { admitHello } from './hub/hello.ts';
 import { Observability, type ObservabilityOptions, WATCHED_METRICS_INTERVAL_MS } from './hub/observability.ts';
-import {
-  findLocalServer,
-  checkLocalKey,
-  connectServer,
-  findMachineTwin,
-  firstOrganizationId,
-  localServerFor,
-  markAllDisconnected,
-  markDisconnected,
-  touchLastSeen,
-} from '../domain/daemons/connections.ts';
+import { findLocalServer, firstOrganizationId, markAllDisconnected, touchLastSeen } from '../domain/daemons/connections.ts';
 import { expireCommands, failUndeliverableCommand, onAck, onIngress, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
 import { onFabricStatus } from '../domain/daemons/fabric.ts';
 import type { Notifier } from '../domain/notify.ts';
@@ -63,19 +57,7 @@ import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, ty
 /** The observability frames this hub takes (announced in the welcome). */
 export const HUB_FEATURES: ObservabilityFeature[] = ['output', 'logs', 'metrics'];
 
-/** Disconnects written in one transaction at most; the rest wait for the next event-loop turn. */
-const DISCONNECT_BATCH = 500;
-
-/** What the hub needs of a socket: Bun's ServerWebSocket, or a fake in tests. */
-export interface HubSocket {
-  send(text: string): unknown;
-  close(code?: number, reason?: string): void;
-}
-
 export type Listener = 'tcp' | 'unix';
-
-/** Who the upgrade said is connecting: a credential's server (tcp) or the local slot (unix). */
-export type HubClaim = { listener: 'tcp'; serverId: string } | { listener: 'unix' };
 
 export interface HubOptions {
   db: Db;
@@ -92,30 +74,6 @@ export interface HubOptions {
   observe?: ObservabilityOptions;
 }
 
-export class HubConnection {
-  serverId: string | null = null;
-  organizationId: string | null = null;
-  hello: HelloFrame | null = null;
-  lastFrameAt: number;
-  lastPingAt: number;
-  seenSinceTick = false;
-  closed = false;
-  /** Whether a `fabric` frame came on this connection yet (the first one retries a failed configuration). */
-  fabricReported = false;
-  /** Command ids sent on this connection: never twice on one connection. */
-  readonly sent = new Set<string>();
-
-  constructor(
-    readonly id: number,
-    readonly socket: HubSocket,
-    readonly claim: HubClaim,
-    readonly openedAt: number,
-  ) {
-    this.lastFrameAt = openedAt;
-    this.lastPingAt = openedAt;
-  }
-}
-
 export class DaemonHub {
   readonly feed: ChangeFeed;
   /** Logs, deploy logs, metrics, events and webhooks (src/daemon/hub/observability.ts). */
@@ -130,9 +88,7 @@ export class DaemonHub {
   private readonly idleTimeoutMs: number;
   private readonly tickIntervalMs: number;
   private readonly expirySweepIntervalMs: number;
-  /** Servers whose connection closed, with when: written in batches by flushDisconnects. */
-  private readonly closedServers = new Map<string, Date>();
-  private flushScheduled = false;
+  private readonly disconnects: DisconnectBatches;
   private nextConnectionId = 1;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private interval: ReturnType<typeof setInterval> | null = null;
@@ -154,6 +110,14 @@ export class DaemonHub {
       credentialRotated: (serverId) => void this.disconnect(serverId, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment'),
     };
     this.observe = new Observability(options.db, options.clock, options.logger, options.observe ?? {}, (serverId, intervalMs) => this.sendWatch(serverId, intervalMs));
+    this.disconnects = new DisconnectBatches({
+      ...options,
+      isConnected: (serverId) => this.byServer.has(serverId),
+      disconnected: (row) => {
+        this.notifier.server(row);
+        this.observe.serverChanged(row, false);
+      },
+    });
     this.outcomes = { db: options.db, notify: this.notifier, logger: options.logger, now: () => options.clock.now(), observe: this.observe };
   }
 
@@ -262,92 +226,21 @@ export class DaemonHub {
   }
 
   private onHello(connection: HubConnection, hello: HelloFrame): void {
-    const { db, logger } = this.options;
-    const resolved = this.resolveServer(connection, hello);
-    if (!resolved) return;
-    const recordKey = resolved.isLocal && this.acceptsLocalKey(connection, resolved, hello);
-    if (connection.closed) return;
-    const now = this.options.clock.now();
-    const flagged = new Set<string>();
-    const previous = this.byServer.get(resolved.id);
-    if (previous && previous.hello && (previous.hello.machineId !== hello.machineId || previous.hello.hostname !== hello.hostname)) {
-      flagged.add(resolved.id);
-      logger.warn('two machines are connected as one server; the newer connection replaces the older. Is an identity copied between machines?', {
-        serverId: resolved.id,
-        machineIds: [previous.hello.machineId, hello.machineId],
-        hostnames: [previous.hello.hostname, hello.hostname],
-      });
-    }
-    if (resolved.machineId !== null && resolved.machineId !== hello.machineId) {
-      flagged.add(resolved.id);
-      logger.warn('a daemon presented a machine id other than the one its server enrolled with', {
-        serverId: resolved.id,
-        enrolledMachineId: resolved.machineId,
-        helloMachineId: hello.machineId,
-      });
-    }
-    const twin = findMachineTwin(db, resolved.organizationId, hello.machineId, resolved.id);
-    if (twin) {
-      flagged.add(resolved.id).add(twin.id);
-      logger.warn('two server records present one machine id; they are kept apart', { serverIds: [resolved.id, twin.id], machineId: hello.machineId });
-    }
-    const server = connectServer(db, resolved, hello, now, { flagged: [...flagged], claimMachineId: !twin, recordKey });
-
+    const helloContext = { ...this.options, terminate: (closing: HubConnection, code: number, reason: string) => this.terminate(closing, code, reason) };
+    const server = admitHello(helloContext, connection, hello, (serverId) => this.byServer.get(serverId));
+    if (!server) return;
+    const previous = this.byServer.get(server.id);
     connection.serverId = server.id;
     connection.organizationId = server.organizationId;
     connection.hello = hello;
     this.byServer.set(server.id, connection);
     if (previous && previous !== connection) this.terminate(previous, CLOSE_CODES.replaced, 'replaced by a newer connection of this server');
-    logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
+    this.options.logger.info('daemon connected', { serverId: server.id, local: server.isLocal, hostname: hello.hostname, version: hello.version });
     this.notifier.server(server);
     this.observe.serverChanged(server, true);
     this.send(connection, { type: 'welcome', serverId: server.id, features: HUB_FEATURES });
     if (this.observe.isWatched(server.id)) this.sendWatch(server.id, WATCHED_METRICS_INTERVAL_MS);
     this.deliver(connection);
-  }
-
-  /**
-   * The local slot's pinned key: true when the hello's key must be recorded (first use, or after
-   * an operator's reset); a refused key closes the connection (4010) and leaves the row alone.
-   */
-  private acceptsLocalKey(connection: HubConnection, local: Server, hello: HelloFrame): boolean {
-    const check = checkLocalKey(local, hello);
-    if (!check.accepted) {
-      this.options.logger.warn('refused a local daemon whose key is not the pinned one; the key is unchanged', {
-        serverId: local.id,
-        pinnedKeyId: local.daemonKeyId,
-        offeredKeyId: hello.daemonKey?.keyId ?? null,
-      });
-      this.terminate(connection, CLOSE_CODES.localKeyRefused, check.reason);
-      return false;
-    }
-    if (check.record) {
-      this.options.logger.warn(local.publicKey === null ? 'pinned the local daemon key' : 'replaced the local daemon key after an operator reset', {
-        serverId: local.id,
-        previousKeyId: local.daemonKeyId,
-        keyId: hello.daemonKey!.keyId,
-      });
-    }
-    return check.record;
-  }
-
-  /** The canonical record for this hello, or undefined after closing the connection. */
-  private resolveServer(connection: HubConnection, hello: HelloFrame): Server | undefined {
-    const { db, logger } = this.options;
-    if (connection.claim.listener === 'unix') {
-      const local = localServerFor(db, hello);
-      if (!local) this.terminate(connection, CLOSE_CODES.tryAgainLater, 'Panel is not installed yet; no organization for the local server');
-      return local;
-    }
-    const { serverId } = connection.claim;
-    if (hello.serverId !== undefined && hello.serverId !== serverId) {
-      logger.warn('a daemon hello named another server than its credential; refused', { serverId, claimed: hello.serverId });
-      this.terminate(connection, CLOSE_CODES.unauthorized, 'hello names another server than the credential');
-      return undefined;
-    }
-    const row = findServer(db, serverId);
-    if (!row) this.terminate(connection, CLOSE_CODES.unauthorized, 'the server was deleted');
-    return row;
   }
 
   /**
@@ -465,38 +358,9 @@ export class DaemonHub {
     this.observe.stop();
   }
 
-  /**
-   * Writes the disconnects of the closes so far, at most `limit` in one transaction, and leaves
-   * the rest for the next event-loop turn. Runs after the turn that closed them (and from tick
-   * and stop). A write per close in the close callback stalled the server for seconds when
-   * thousands of daemons dropped at once (their network, a restart on their side); a batch is
-   * one commit, and requests are served between batches. A server that reconnected meanwhile
-   * stays connected. A failed write is kept and tried again.
-   */
-  flushDisconnects(limit = DISCONNECT_BATCH): void {
-    this.flushScheduled = false;
-    const batch = [...this.closedServers].slice(0, limit);
-    for (const [serverId] of batch) this.closedServers.delete(serverId);
-    try {
-      const rows = this.options.db.transaction((tx) =>
-        batch.flatMap(([serverId, at]) => (this.byServer.has(serverId) ? [] : (markDisconnected(tx, serverId, at) ?? []))),
-      );
-      for (const row of rows) {
-        this.notifier.server(row);
-        this.observe.serverChanged(row, false);
-      }
-    } catch (error) {
-      for (const [serverId, at] of batch) if (!this.closedServers.has(serverId)) this.closedServers.set(serverId, at);
-      this.options.logger.error('recording disconnected daemons failed; tried again on the next tick', { servers: batch.length, error: (error as Error).message });
-      return;
-    }
-    if (this.closedServers.size > 0) this.scheduleDisconnects();
-  }
-
-  private scheduleDisconnects(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flushDisconnects());
+  /** Writes the disconnects of the closes so far (src/daemon/hub/disconnects.ts); tick and stop write them all. */
+  flushDisconnects(limit?: number): void {
+    this.disconnects.flush(limit);
   }
 
   private send(connection: HubConnection, frame: Frame): void {
@@ -520,8 +384,7 @@ export class DaemonHub {
     const { serverId } = connection;
     if (serverId && this.byServer.get(serverId) === connection) {
       this.byServer.delete(serverId);
-      this.closedServers.set(serverId, this.options.clock.now());
-      this.scheduleDisconnects();
+      this.disconnects.add(serverId, this.options.clock.now());
     }
   }
 }

@@ -16,7 +16,8 @@ import { allowNewLocalDaemonKey } from '../domain/servers/local-key.ts';
 import { enrolledServer, FakeSocket, helloFrame, listenOnUnixSocket, upgradeStatus } from '../../test/daemon.ts';
 import { createTestApp, type TestApp } from '../../test/harness.ts';
 import { createOwner, tokenFor } from '../../test/identity.ts';
-import { DaemonHub, type HubConnection } from './hub.ts';
+import { DaemonHub } from './hub.ts';
+import type { HubConnection } from './hub/connection.ts';
 import { ensureLocalDaemonCredential, LocalCredentialError, readLocalDaemonCredential, resolveLocalCredentialFile } from './local-credential.ts';
 import { CLOSE_CODES } from '../contract/daemon-protocol.ts';
 

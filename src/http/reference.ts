@@ -8,18 +8,23 @@ import scalarBundlePath from '../../node_modules/@scalar/api-reference/dist/brow
  * standalone bundle and a page pointing it at /api/openapi.json explicitly (its default relative
  * URL resolves wrongly under /api/). Nothing in it reaches out: fonts and telemetry are off, and
  * so are the viewer's cloud features (the AI agent, MCP, the developer toolbar with Share and
- * Deploy). Authentication is explained by the description itself (its security schemes and the
+ * Deploy) and the sidebar footer's links to the vendor (its hosted client, its site).
+ * Authentication is explained by the description itself (its security schemes and the
  * introduction), which the viewer shows with a form to try a token or a cookie.
  */
 const config = {
   url: '/api/openapi.json',
   withDefaultFonts: false,
   telemetry: false,
-  hideClientButton: false,
+  // The sidebar footer's "Open API Client" leads to client.scalar.com with this Panel's
+  // description URL; requests are tried in the page itself ("Test Request") instead.
+  hideClientButton: true,
   showDeveloperTools: 'never',
   agent: { disabled: true },
   mcp: { disabled: true },
   authentication: { preferredSecurityScheme: 'apiToken' },
+  // The footer's "Powered by Scalar" links to the vendor's site: not shown.
+  customCss: 'a[href*="www.scalar.com"] { display: none; }',
 };
 
 const page = `<!doctype html>

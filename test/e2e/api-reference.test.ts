@@ -50,6 +50,12 @@ describe.skipIf(missing !== null)('the API reference viewer', () => {
       expect(controls.filter((label) => CLOUD_LABELS.includes(label))).toEqual([]);
       expect(text).not.toContain('Ask AI');
       expect(text).not.toContain('MCP');
+      const linksOut = await page.evaluate(() =>
+        [...document.querySelectorAll('a[href]')]
+          .filter((link) => (link as HTMLElement).offsetParent !== null && new URL((link as HTMLAnchorElement).href).origin !== location.origin)
+          .map((link) => (link as HTMLAnchorElement).href),
+      );
+      expect(linksOut).toEqual([]);
 
       // The first screen only: the whole reference is tens of thousands of pixels tall.
       mkdirSync(SCREENSHOT_DIR, { recursive: true });

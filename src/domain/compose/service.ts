@@ -65,7 +65,7 @@ export function readEnvironmentCompose(db: Queryable, actor: Actor, id: string):
   return { ...viewOf(storedDocument(environment.options)), updatedAt: environment.updatedAt };
 }
 
-export function saveProjectCompose(db: Queryable, actor: Actor, id: string, input: ComposeInput): SavedCompose {
+export function writeProjectCompose(db: Queryable, actor: Actor, id: string, input: ComposeInput): SavedCompose {
   return db.transaction((tx) => {
     const project = loadProjectFor(tx, actor, id, 'write');
     const previous = storedDocument(project.options);
@@ -76,7 +76,7 @@ export function saveProjectCompose(db: Queryable, actor: Actor, id: string, inpu
   });
 }
 
-export function saveEnvironmentCompose(db: Queryable, actor: Actor, id: string, input: ComposeInput): SavedCompose {
+export function writeEnvironmentCompose(db: Queryable, actor: Actor, id: string, input: ComposeInput): SavedCompose {
   return db.transaction((tx) => {
     const { environment, project } = loadEnvironmentFor(tx, actor, id, 'write');
     const previous = storedDocument(environment.options);

@@ -8,8 +8,9 @@
  *   and the last handshake;
  * - readiness for the deploy: the servers where a spanning network could not run, and why;
  * - a server's key rotation, an admin's request to its daemon.
- * Each change answers the commands it queued; the caller hands their servers to the hub.
+ * Each change commits, then hands the commands it queued to the notifier (the hub delivers them).
  */
+import type { Db } from '../../db/client.ts';
 import type { DaemonCommand, Organization, Server } from '../../db/schema/index.ts';
 import { rangeProblem, rangesOverlap } from '../../fabric/allocate.ts';
 import { chooseEndpoint, type FabricMember } from '../../fabric/config.ts';
@@ -18,6 +19,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { FabricReadiness } from '../../compose/planner/plan.ts';
 import { type Actor, authorize } from '../actor.ts';
 import { DEFAULT_COMMAND_TTL_MS } from '../commands/service.ts';
+import { dispatchQueued, type Notifier } from '../notify.ts';
 import { findOrganization, updateOrganizationRow } from '../organizations/queries.ts';
 import { serversOfOrganization } from '../servers/queries.ts';
 import { loadServer } from '../servers/service.ts';
@@ -28,6 +30,13 @@ import { reconcileFabric } from './reconcile.ts';
 export interface FabricContext {
   db: Queryable;
   clock: Clock;
+}
+
+/** A fabric use case: commit, then the daemons of the servers that got a command are told. */
+export interface FabricWriteContext {
+  db: Db;
+  clock: Clock;
+  notify: Notifier;
 }
 
 export interface FabricSettingsChanges {
@@ -46,8 +55,17 @@ function checkRange(text: string, kind: 'mesh' | 'container', path: string): voi
   if (problem !== null) throw validationFailed(`${path} ${problem}`, path);
 }
 
-/** Owners: turn the fabric on or off, or change its ranges. Answers the organization and the queued commands. */
-export function updateFabricSettings(ctx: FabricContext, actor: Actor, organizationId: string, changes: FabricSettingsChanges): { organization: Organization; commands: DaemonCommand[] } {
+/**
+ * Owners: turn the fabric on or off, or change its ranges. Commit (the organization and a fabric
+ * command for each server whose configuration changes) -> notify (each daemon gets its command).
+ */
+export function updateFabricSettings(ctx: FabricWriteContext, actor: Actor, organizationId: string, changes: FabricSettingsChanges): Organization {
+  const { organization, commands } = ctx.db.transaction((tx) => commitFabricSettings({ db: tx, clock: ctx.clock }, actor, organizationId, changes));
+  dispatchQueued(ctx.notify, commands);
+  return organization;
+}
+
+function commitFabricSettings(ctx: FabricContext, actor: Actor, organizationId: string, changes: FabricSettingsChanges): { organization: Organization; commands: DaemonCommand[] } {
   const { db } = ctx;
   authorize(actor, organizationId, 'manage', 'organization');
   const current = findOrganization(db, organizationId)!;
@@ -79,12 +97,12 @@ export function updateFabricSettings(ctx: FabricContext, actor: Actor, organizat
  * commands' hour); the daemon puts the new private key on its interface and reports the public
  * one, which reconciles its peers. Asked again while one waits, the waiting one answers.
  */
-export function requestKeyRotation(ctx: FabricContext, actor: Actor, serverId: string): DaemonCommand {
-  const { db } = ctx;
-  loadServer(db, actor, serverId, 'write');
-  const waiting = openKeyRotationOf(db, serverId);
-  if (waiting !== undefined) return waiting;
-  return insertFabricCommand(db, serverId, { state: ROTATE_KEY_STATE }, new Date(ctx.clock.now().getTime() + DEFAULT_COMMAND_TTL_MS));
+export function requestKeyRotation(ctx: FabricWriteContext, actor: Actor, serverId: string): void {
+  const command = ctx.db.transaction((db) => {
+    loadServer(db, actor, serverId, 'write');
+    return openKeyRotationOf(db, serverId) ?? insertFabricCommand(db, serverId, { state: ROTATE_KEY_STATE }, new Date(ctx.clock.now().getTime() + DEFAULT_COMMAND_TTL_MS));
+  });
+  dispatchQueued(ctx.notify, [command]);
 }
 
 export type MemberState = 'converged' | 'pending' | 'error' | 'not_member';

@@ -18,7 +18,7 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../../deps.ts';
 import { bearerOf } from '../plugins/guard.ts';
 import { DAEMON_WS_PATH } from '../../contract/daemon-protocol.ts';
-import type { HubClaim } from '../../daemon/hub.ts';
+import type { HubClaim } from '../../daemon/hub/connection.ts';
 import { DomainError } from '../../lib/errors.ts';
 
 

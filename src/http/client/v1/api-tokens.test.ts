@@ -22,7 +22,7 @@ describe('API tokens', () => {
     expect(list.json.data[0].token).toBeUndefined();
   });
 
-  test('never a role above the creator\'s; tokens cannot mint tokens; bad input 422; 401; another organization 404', async () => {
+  test('never a role above the creator\'s; tokens cannot mint tokens; bad input 422; another organization 404', async () => {
     const t = createTestApp();
     const owner = createOwner(t);
     const member = addMember(t, owner.organizationId, 'member');
@@ -38,7 +38,6 @@ describe('API tokens', () => {
     expect(bad.json.error.path).toBe('name');
     const past = await t.request('POST', BASE, { organizationId: owner.organizationId, name: 'x', role: 'member', expiresAt: '2020-01-01T00:00:00.000Z' }, owner.headers);
     expect(past.json.error.path).toBe('expiresAt');
-    expect((await t.request('POST', BASE, { organizationId: owner.organizationId, name: 'x', role: 'member' })).status).toBe(401);
   });
 
   test('an expiring token stops working at its expiry', async () => {

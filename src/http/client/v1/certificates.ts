@@ -8,11 +8,10 @@ import { Certificate, CertificateCreate, CertificateListQuery, CertificateUpdate
 import { describeCertificate, readCertificateChain } from '../../../crypto/certificates.ts';
 import type { Tls } from '../../../db/schema/index.ts';
 import { hostingCounts } from '../../../domain/certificates/queries.ts';
-import { createCertificate, deleteCertificate, listCertificates, loadCertificate, updateCertificate } from '../../../domain/certificates/service.ts';
+import { createCertificate, listCertificates, loadCertificate } from '../../../domain/certificates/service.ts';
 import type { Queryable } from '../../../domain/shared/database.ts';
-import { serversPinning } from '../../../domain/ingress/queries.ts';
+import { changeCertificate, removeCertificate } from '../../../domain/ingress/writes.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { writeWithIngress } from './ingress-refresh.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** Each row with what its chain says and how many hostings pin it (one count query for all). */
@@ -23,6 +22,7 @@ function withFacts(db: Queryable, rows: Tls[]) {
 
 export const certificateRoutes = (deps: AppDeps) => {
   const one = (row: Tls) => withFacts(deps.db, [row])[0]!;
+  const ingressWrite = { ...deps, notify: deps.hub.notifier };
   return resourceRoutes({
     collection: 'certificates',
     schema: Certificate,
@@ -44,7 +44,7 @@ export const certificateRoutes = (deps: AppDeps) => {
     read: { run: (actor, id) => one(loadCertificate(deps.db, actor, id)), summary: 'Read a certificate (never its private key)' },
     update: {
       body: CertificateUpdate,
-      run: (actor, id, body) => one(writeWithIngress(deps, (tx) => ({ result: updateCertificate({ ...deps, db: tx }, actor, id, body), servers: serversPinning(tx, id) }))),
+      run: (actor, id, body) => one(changeCertificate(ingressWrite, actor, id, body)),
       errors: ['secret_unreadable'],
       summary: 'Rename a certificate or replace its chain and/or key',
       description:
@@ -52,12 +52,7 @@ export const certificateRoutes = (deps: AppDeps) => {
         'The servers serving hostings that pin it apply the new one.',
     },
     remove: {
-      run: (actor, id) =>
-        writeWithIngress(deps, (tx) => {
-          const servers = serversPinning(tx, id);
-          deleteCertificate(tx, actor, id);
-          return { result: undefined, servers };
-        }),
+      run: (actor, id) => removeCertificate(ingressWrite, actor, id),
       summary: 'Delete a certificate; hostings that pinned it get an internal certificate (tlsId set null)',
     },
   });

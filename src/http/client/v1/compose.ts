@@ -1,15 +1,8 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../deps.ts';
-import {
-  readEnvironmentCompose,
-  readProjectCompose,
-  type SavedCompose,
-  saveEnvironmentCompose,
-  saveProjectCompose,
-} from '../../../domain/compose/service.ts';
-import { routingServersOfEnvironment, routingServersOfProject } from '../../../domain/ingress/queries.ts';
+import { readEnvironmentCompose, readProjectCompose, type SavedCompose } from '../../../domain/compose/service.ts';
+import { saveEnvironmentCompose, saveProjectCompose } from '../../../domain/ingress/writes.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { writeWithIngress } from './ingress-refresh.ts';
 import { iso } from '../../present.ts';
 import { IdParams } from '../../../contract/common.ts';
 import { errorResponses } from '../../schemas.ts';
@@ -37,7 +30,7 @@ export const composeRoutes = (deps: AppDeps) =>
     .put(
       '/projects/:id/compose',
       ({ actor, params, body }) =>
-        present(writeWithIngress(deps, (tx) => ({ result: saveProjectCompose(tx, actor, params.id, body), servers: routingServersOfProject(tx, params.id) }))),
+        present(saveProjectCompose({ ...deps, notify: deps.hub.notifier }, actor, params.id, body)),
       {
       ...WRITE,
         role: 'admin',
@@ -52,7 +45,7 @@ export const composeRoutes = (deps: AppDeps) =>
     .put(
       '/environments/:id/compose',
       ({ actor, params, body }) =>
-        present(writeWithIngress(deps, (tx) => ({ result: saveEnvironmentCompose(tx, actor, params.id, body), servers: routingServersOfEnvironment(tx, params.id) }))),
+        present(saveEnvironmentCompose({ ...deps, notify: deps.hub.notifier }, actor, params.id, body)),
       {
       ...WRITE,
         role: 'admin',

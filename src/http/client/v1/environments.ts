@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../../deps.ts';
 import { Environment, EnvironmentCreate, EnvironmentListQuery, EnvironmentUpdate } from '../../../contract/environments.ts';
-import { createEnvironment, deleteEnvironment, listEnvironments, loadEnvironment, updateEnvironment } from '../../../domain/environments/service.ts';
-import { routingServersOfEnvironment } from '../../../domain/ingress/queries.ts';
+import { createEnvironment, deleteEnvironment, listEnvironments, loadEnvironment } from '../../../domain/environments/service.ts';
+import { changeEnvironment } from '../../../domain/ingress/writes.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { writeWithIngress } from './ingress-refresh.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** An overlay written through `options.compose` is parsed, checked and reconciled like the compose endpoint's. */
@@ -28,7 +27,7 @@ export const environmentRoutes = (deps: AppDeps) =>
     read: { run: (actor, id) => loadEnvironment(deps.db, actor, id), summary: 'Read an environment' },
     update: {
       body: EnvironmentUpdate,
-      run: (actor, id, body) => writeWithIngress(deps, (tx) => ({ result: updateEnvironment(tx, actor, id, body), servers: routingServersOfEnvironment(tx, id) })),
+      run: (actor, id, body) => changeEnvironment({ ...deps, notify: deps.hub.notifier }, actor, id, body),
       errors: COMPOSE_WRITE_ERRORS,
       summary: 'Change an environment; serverId sets or (null) clears the placement pin',
     },

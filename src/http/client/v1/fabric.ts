@@ -18,7 +18,6 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { isoOrNull } from '../../present.ts';
 import { errorResponses } from '../../schemas.ts';
 import { loadServer } from '../../../domain/servers/service.ts';
-import { dispatchCommands } from './servers.ts';
 
 const present = (view: FabricViewModel): FabricView => ({
   organizationId: view.organization.id,
@@ -48,8 +47,7 @@ const keyRotationRoute = (deps: AppDeps) =>
   new Elysia({ prefix: '/servers', detail: { tags: ['fabric'] } }).use(clientGuard(deps)).post(
     '/:id/fabric/rotate-key',
     ({ actor, params, set }) => {
-      const command = deps.db.transaction((tx) => requestKeyRotation({ db: tx, clock: deps.clock }, actor, params.id));
-      dispatchCommands(deps, [command]);
+      requestKeyRotation({ ...deps, notify: deps.hub.notifier }, actor, params.id);
       set.status = 202;
       return present(fabricView(deps.db, actor, loadServer(deps.db, actor, params.id).organizationId));
     },
@@ -78,8 +76,7 @@ const organizationFabricRoutes = (deps: AppDeps) =>
     .patch(
       '/:id/fabric',
       ({ actor, params, body }) => {
-        const { commands } = deps.db.transaction((tx) => updateFabricSettings({ db: tx, clock: deps.clock }, actor, params.id, body));
-        dispatchCommands(deps, commands);
+        updateFabricSettings({ ...deps, notify: deps.hub.notifier }, actor, params.id, body);
         return present(fabricView(deps.db, actor, params.id));
       },
       {

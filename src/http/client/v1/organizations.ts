@@ -1,10 +1,9 @@
 import type { AppDeps } from '../../../deps.ts';
 import { LETS_ENCRYPT_DIRECTORY, Organization, OrganizationListQuery, OrganizationUpdate } from '../../../contract/organizations.ts';
 import type { Organization as OrganizationRow } from '../../../db/schema/index.ts';
-import { ingressServersOf } from '../../../domain/ingress/queries.ts';
-import { ACME_FIELDS, listOrganizations, loadOrganization, updateOrganization } from '../../../domain/organizations/service.ts';
+import { changeOrganization } from '../../../domain/ingress/writes.ts';
+import { listOrganizations, loadOrganization } from '../../../domain/organizations/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { writeWithIngress } from './ingress-refresh.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** The organization's answer fields the row holds otherwise (also the admin surface's). */
@@ -22,11 +21,7 @@ export const organizationRoutes = (deps: AppDeps) =>
     update: {
       body: OrganizationUpdate,
       run: (actor, id, body) =>
-        writeWithIngress(deps, (tx) => ({
-          result: updateOrganization(tx, actor, id, body, { bytes: deps.config.logRetentionBytes, days: deps.config.logRetentionDays }),
-          // The ACME settings decide certificates on every server with an ingress.
-          servers: ACME_FIELDS.some((field) => body[field] !== undefined) ? ingressServersOf(tx, id) : [],
-        })),
+        changeOrganization({ ...deps, notify: deps.hub.notifier }, actor, id, body, { bytes: deps.config.logRetentionBytes, days: deps.config.logRetentionDays }),
       errors: ['secret_unreadable'],
       summary: 'Rename an organization or change its defaults (admins; host access, deploy hooks and the ACME settings: owners)',
       description: "Log bounds (`logRetentionBytes`, `logRetentionDays`) may be lowered below the operator's (PANEL_LOG_RETENTION_BYTES, _DAYS), never raised above; null returns to them.",

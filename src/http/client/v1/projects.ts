@@ -1,9 +1,8 @@
 import type { AppDeps } from '../../../deps.ts';
 import { Project, ProjectCreate, ProjectListQuery, ProjectUpdate } from '../../../contract/projects.ts';
-import { createProject, deleteProject, listProjects, loadProject, updateProject } from '../../../domain/projects/service.ts';
-import { routingServersOfProject } from '../../../domain/ingress/queries.ts';
+import { createProject, deleteProject, listProjects, loadProject } from '../../../domain/projects/service.ts';
+import { changeProject } from '../../../domain/ingress/writes.ts';
 import { clientGuard } from '../../plugins/guard.ts';
-import { writeWithIngress } from './ingress-refresh.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** What a write of `options.compose` can answer: the Compose document is parsed, checked and reconciled. */
@@ -28,7 +27,7 @@ export const projectRoutes = (deps: AppDeps) =>
     read: { run: (actor, id) => loadProject(deps.db, actor, id), summary: 'Read a project' },
     update: {
       body: ProjectUpdate,
-      run: (actor, id, body) => writeWithIngress(deps, (tx) => ({ result: updateProject(tx, actor, id, body), servers: routingServersOfProject(tx, id) })),
+      run: (actor, id, body) => changeProject({ ...deps, notify: deps.hub.notifier }, actor, id, body),
       errors: COMPOSE_WRITE_ERRORS,
       summary: 'Change a project or move it to another workspace of its organization',
     },

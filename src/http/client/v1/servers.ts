@@ -3,7 +3,6 @@ import type { AppDeps } from '../../../deps.ts';
 import { Server, ServerListQuery, ServerUpdate, ThisMachine, ThisMachineQuery } from '../../../contract/servers.ts';
 import { deleteServer, listServers, loadServer, updateServer } from '../../../domain/servers/service.ts';
 import { describeThisMachine } from '../../../domain/servers/this-machine.ts';
-import { dispatchQueued } from '../../../domain/notify.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { presenterOf } from '../../present.ts';
 import { resourceRoutes } from '../../resource.ts';
@@ -11,9 +10,6 @@ import { errorResponses } from '../../schemas.ts';
 
 /** The server as GET /servers/:id answers it (also pushed on /ws/client/v1). */
 export const presentServer = presenterOf(Server);
-
-/** Hands the fabric commands a change queued to the hub (each server's daemon gets them now or at its next connect). */
-export const dispatchCommands = (deps: AppDeps, commands: readonly { serverId: string }[]): void => dispatchQueued(deps.hub.notifier, commands);
 
 /** "This machine": Panel's own host as the organization's local server, or why it is not connected. */
 const thisMachineRoute = (deps: AppDeps) =>
