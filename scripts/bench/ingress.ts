@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { TEST_KEY_RING } from '../../test/harness.ts';
 import { type FleetLab, startFleetLab } from '../../test/e2e/fleet-lab.ts';
 import { completeInstall, freePort, type Session } from '../../test/e2e/panel-api.ts';
-import { startPanel } from '../../test/e2e/process.ts';
+import { startPanel, stopProcess } from '../../test/e2e/process.ts';
 import { generateCaddyConfig, type IngressLayout, type ObservedContainer } from '../../src/ingress/caddy-config.ts';
 import type { IngressPayload, IngressRoute } from '../../src/contract/ingress.ts';
 
@@ -210,14 +210,12 @@ async function routeAnswering(fleet: FleetLab, state: string): Promise<void> {
 
     const [ours, base] = [median(panelSamples), median(baselineSamples)];
     console.log(`deploy report to route answering, median of ${ROUNDS} (samples ${panelSamples.map((value) => value.toFixed(0)).join(', ')} ms):`);
-    console.log(`  Panel (report -> observe -> generate -> validate -> load -> answer)  ${ours.toFixed(0)} ms`);
+    console.log(`  Panel (report -> observe -> generate -> load -> answer)             ${ours.toFixed(0)} ms`);
     console.log(`  baseline (load by hand -> answer)                                    ${base.toFixed(0)} ms`);
     console.log(`  ratio                                                                ${(ours / base).toFixed(2)}x the baseline`);
   } finally {
-    daemonProcess?.kill('SIGTERM');
-    await daemonProcess?.exited;
-    panel.process.kill('SIGTERM');
-    await panel.process.exited;
+    if (daemonProcess) await stopProcess(daemonProcess);
+    await stopProcess(panel.process);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

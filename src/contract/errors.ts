@@ -90,7 +90,7 @@ export const ERROR_CATALOG = {
   // 422, the placement planner's refusals (the message is the planner's own, `path` the setting)
   constraint_unsatisfiable: { status: 422, when: "no connected server satisfies a service's placement constraints" },
   colocation_conflict: { status: 422, when: 'a service sharing a namespace or volumes with another cannot land on a server it runs on' },
-  host_port_conflict: { status: 422, when: 'replicas publishing one host port need distinct servers, two services of the plan bind one port on a server, or a tcp/udp hosting claims an address, port and protocol something else on its server holds' },
+  host_port_conflict: { status: 422, when: 'replicas publishing one host port need distinct servers, two services of the plan bind one port on a server, a tcp/udp hosting claims an address, port and protocol something else on its server holds, a Compose save publishes one a tcp/udp hosting or the ingress holds there, or a hosting would bring an ingress to a server whose 80 or 443 Compose holds' },
   max_replicas_per_node_exceeded: { status: 422, when: 'the eligible servers cannot hold the replicas at max_replicas_per_node' },
   turbofabric_required: { status: 422, when: "the plan spans servers and needs a driver: overlay network, which the organization's overlay fabric does not provide" },
   // 429

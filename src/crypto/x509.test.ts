@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { namedBits, objectIdentifier, readTlv, sequence, smallInteger, time, tlv, unsignedInteger } from './der.ts';
-import { generateSigningKey, issueCertificate } from './x509.ts';
+import { generateSigningKey, issueCertificate, permittedNames } from './x509.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -122,6 +122,53 @@ describe('issueCertificate', () => {
       const refused = await openssl('verify', '-attime', at, '-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'middle.pem'), join(dir, 'rogue.pem'));
       expect(refused.stdout + refused.stderr).toContain('path length constraint exceeded');
       expect(refused.code).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a name-constrained server CA: OpenSSL verifies the names it permits (and their subdomains) and refuses any other', async () => {
+    const { root, rootKey } = chain();
+    const serverKey = generateSigningKey();
+    const constrained = issueCertificate({
+      subject: { commonName: 'Acme h1 CA' },
+      publicKey: serverKey.publicKey,
+      notBefore: NOW,
+      notAfter: later(90),
+      ca: { pathLength: 0, permitted: { dns: ['shop.example.test', 'example.org'], ipv4: [] } },
+      signer: { privateKey: rootKey.privateKey, certificate: root },
+    });
+    expect(permittedNames(new X509Certificate(constrained))).toEqual({ dns: ['shop.example.test', 'example.org'], ipv4: [] });
+    expect(permittedNames(root)).toBeNull();
+    const leaf = (names: string[], ipAddresses?: string[]) => {
+      const key = generateSigningKey();
+      return issueCertificate({ subject: { commonName: names[0]! }, publicKey: key.publicKey, notBefore: NOW, notAfter: later(1), dnsNames: names, ipAddresses, signer: { privateKey: serverKey.privateKey, certificate: new X509Certificate(constrained) } });
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'panel-x509-'));
+    try {
+      writeFileSync(join(dir, 'root.pem'), root.toString());
+      writeFileSync(join(dir, 'server.pem'), constrained);
+      const at = String(Math.floor(later(0.5).getTime() / 1000));
+      const verify = async (names: string[], ipAddresses?: string[]) => {
+        writeFileSync(join(dir, 'leaf.pem'), leaf(names, ipAddresses));
+        const child = Bun.spawn(['openssl', 'verify', '-attime', at, '-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'server.pem'), '-purpose', 'sslserver', join(dir, 'leaf.pem')], { stdout: 'pipe', stderr: 'pipe' });
+        const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+        return { code: await child.exited, text: stdout + stderr };
+      };
+      for (const names of [['shop.example.test'], ['www.shop.example.test'], ['*.example.org', 'example.org']]) {
+        const verified = await verify(names);
+        expect(verified.text, names.join()).toContain(': OK');
+        expect(verified.code).toBe(0);
+      }
+      for (const names of [['bank.example.test'], ['shop.example.test', 'other.test'], ['example.test']]) {
+        const refused = await verify(names);
+        expect(refused.text, names.join()).toContain('permitted subtree violation');
+        expect(refused.code).not.toBe(0);
+      }
+      // No IPv4 address permitted: an IP address in a certificate below it is refused too.
+      const ip = await verify(['shop.example.test'], ['10.0.0.5']);
+      expect(ip.text).toContain('excluded subtree violation');
+      expect(ip.code).not.toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

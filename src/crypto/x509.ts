@@ -33,6 +33,7 @@ const OID = {
   basicConstraints: '2.5.29.19',
   authorityKeyIdentifier: '2.5.29.35',
   extendedKeyUsage: '2.5.29.37',
+  nameConstraints: '2.5.29.30',
   serverAuth: '1.3.6.1.5.5.7.3.1',
 } as const;
 
@@ -44,16 +45,29 @@ export interface DistinguishedName {
   organization?: string;
 }
 
+/** The names a constrained CA may sign. */
+export interface PermittedNames {
+  dns: readonly string[];
+  ipv4: readonly string[];
+}
+
 /** What a certificate says and who signs it. */
 export interface CertificateRequest {
   subject: DistinguishedName;
   publicKey: KeyObject;
   notBefore: Date;
   notAfter: Date;
-  /** A CA certificate with this many CAs allowed below it (0: it signs leaf certificates only). */
-  ca?: { pathLength: number };
+  /**
+   * A CA certificate with this many CAs allowed below it (0: it signs leaf certificates only),
+   * and, with `permitted`, a critical name constraint every verifier (OpenSSL, Go, browsers)
+   * enforces: certificates below it may carry only these DNS names (each with its subdomains)
+   * and these IPv4 addresses (none: no IP address at all), and never an IPv6 address.
+   */
+  ca?: { pathLength: number; permitted?: PermittedNames };
   /** dNSName subject alternative names of a server (leaf) certificate. */
   dnsNames?: readonly string[];
+  /** iPAddress subject alternative names (IPv4) of a server certificate. */
+  ipAddresses?: readonly string[];
   /** The issuer's key, and its certificate; without a certificate the result is self-signed (a root). */
   signer: { privateKey: KeyObject; certificate?: X509Certificate };
 }
@@ -79,6 +93,8 @@ function keyIdentifier(publicKey: KeyObject): Buffer {
   return createHash('sha1').update(keyBits.content.subarray(1)).digest();
 }
 
+const ipv4Bytes = (address: string) => Buffer.from(address.split('.').map(Number));
+
 const extension = (oid: string, critical: boolean, value: Buffer) =>
   sequence(objectIdentifier(oid), ...(critical ? [boolean(true)] : []), octetString(value));
 
@@ -96,10 +112,25 @@ function extensions(request: CertificateRequest, issuerKey: KeyObject): Buffer {
     extension(OID.authorityKeyIdentifier, false, sequence(implicitPrimitive(0, keyIdentifier(issuerKey)))),
   ];
   if (!request.ca) list.push(extension(OID.extendedKeyUsage, false, sequence(objectIdentifier(OID.serverAuth))));
-  if (request.dnsNames && request.dnsNames.length > 0) {
-    list.push(extension(OID.subjectAltName, false, sequence(...request.dnsNames.map((dns) => implicitPrimitive(2, Buffer.from(dns, 'ascii'))))));
-  }
+  const altNames = [...(request.dnsNames ?? []).map((dns) => implicitPrimitive(2, Buffer.from(dns, 'ascii'))), ...(request.ipAddresses ?? []).map((address) => implicitPrimitive(7, ipv4Bytes(address)))];
+  if (altNames.length > 0) list.push(extension(OID.subjectAltName, false, sequence(...altNames)));
+  if (request.ca?.permitted) list.push(extension(OID.nameConstraints, true, nameConstraints(request.ca.permitted)));
   return explicit(3, sequence(...list));
+}
+
+/**
+ * NameConstraints ::= SEQUENCE { permittedSubtrees [0], excludedSubtrees [1] } of GeneralSubtree
+ * ::= SEQUENCE { base GeneralName }: dNSName [2], iPAddress [7] (address then mask). IPv6
+ * addresses are excluded, IPv4 ones too unless some are permitted.
+ */
+function nameConstraints(permitted: PermittedNames): Buffer {
+  const subtree = (tag: number, bytes: Buffer) => sequence(implicitPrimitive(tag, bytes));
+  const allowed = [
+    ...permitted.dns.map((dns) => subtree(2, Buffer.from(dns, 'ascii'))),
+    ...permitted.ipv4.map((address) => subtree(7, Buffer.concat([ipv4Bytes(address), Buffer.from([255, 255, 255, 255])]))),
+  ];
+  const excluded = [...(permitted.ipv4.length > 0 ? [] : [subtree(7, Buffer.alloc(8))]), subtree(7, Buffer.alloc(32))];
+  return sequence(...(allowed.length > 0 ? [explicit(0, Buffer.concat(allowed))] : []), explicit(1, Buffer.concat(excluded)));
 }
 
 /** Encodes and signs the certificate; answers it as PEM. */
@@ -122,6 +153,36 @@ export function issueCertificate(request: CertificateRequest): string {
   );
   const der = sequence(tbs, algorithm, bitString(sign('sha256', tbs, request.signer.privateKey)));
   return toPem('CERTIFICATE', der);
+}
+
+/** The names a CA certificate's name constraint permits (what `nameConstraints` wrote); null without one. */
+export function permittedNames(certificate: X509Certificate): PermittedNames | null {
+  const tbs = tbsOf(certificate);
+  for (let offset = 0; offset < tbs.length; ) {
+    const field = readTlv(tbs, offset);
+    offset = field.end;
+    if (field.tag !== 0xa3) continue; // extensions [3]
+    const list = readTlv(field.content);
+    for (let at = 0; at < list.content.length; ) {
+      const entry = readTlv(list.content, at);
+      at = entry.end;
+      const oid = readTlv(entry.content);
+      if (!entry.content.subarray(0, oid.end).equals(objectIdentifier(OID.nameConstraints))) continue;
+      let value = readTlv(entry.content, oid.end);
+      if (value.tag === 0x01) value = readTlv(entry.content, value.end); // critical
+      const permitted = readTlv(readTlv(value.content).content);
+      const names: PermittedNames = { dns: [], ipv4: [] };
+      for (let next = 0; permitted.tag === 0xa0 && next < permitted.content.length; ) {
+        const subtree = readTlv(permitted.content, next);
+        next = subtree.end;
+        const base = readTlv(subtree.content);
+        if (base.tag === 0x82) (names.dns as string[]).push(base.content.toString('ascii'));
+        if (base.tag === 0x87 && base.content.length === 8) (names.ipv4 as string[]).push([...base.content.subarray(0, 4)].join('.'));
+      }
+      return names;
+    }
+  }
+  return null;
 }
 
 /** The content of the TBSCertificate of a parsed certificate (the first field of Certificate). */

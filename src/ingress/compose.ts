@@ -21,7 +21,6 @@ import type { JsonObject } from '../compose/values.ts';
 export const INGRESS_PATHS = {
   configDir: '/etc/panel-ingress',
   config: '/etc/panel-ingress/caddy.json',
-  candidate: '/etc/panel-ingress/candidate.json',
   files: '/etc/panel-ingress/files',
   runDir: '/run/panel-ingress',
   adminSocket: '/run/panel-ingress/admin.sock',

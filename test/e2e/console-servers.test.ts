@@ -162,6 +162,29 @@ describe.skipIf(missing !== null)('console servers page in Chromium, live', () =
     await screenshot(page, 'servers-labelled');
   }, TIMEOUT);
 
+  test('private address: the form opens with the stored one; a bad one is explained; the saved one shows on the server page', async () => {
+    const [stored] = (await apiFromPage<{ data: { id: string; name: string }[] }>(page, 'GET', `/api/client/v1/servers?organizationId=${organizationId}`)).data;
+    await apiFromPage(page, 'PATCH', `/api/client/v1/servers/${stored!.id}`, { privateAddress: '10.0.0.5' });
+    await serverRow().getByRole('button', { name: `Edit the private address of ${stored!.name}` }).click();
+    const form = page.getByRole('form', { name: `Private address of ${stored!.name}` });
+    const field = form.getByLabel(`Private address of ${stored!.name}`, { exact: true });
+    expect(await field.inputValue()).toBe('10.0.0.5');
+    await field.fill('not an address');
+    await form.getByRole('button', { name: 'Save address' }).click();
+    await form.getByText('must be an IPv4 or IPv6 address', { exact: false }).waitFor();
+    await screenshot(page, 'servers-private-address-form');
+    await field.fill('10.0.0.6');
+    await form.getByRole('button', { name: 'Save address' }).click();
+    await form.waitFor({ state: 'detached' });
+    expect((await apiFromPage<{ privateAddress: string | null }>(page, 'GET', `/api/client/v1/servers/${stored!.id}`)).privateAddress).toBe('10.0.0.6');
+    const detail = await page.context().newPage();
+    await detail.goto(`${panel.url}/servers/${stored!.id}`);
+    await waitForConsole(detail);
+    await detail.getByText('10.0.0.6', { exact: true }).waitFor();
+    await screenshot(detail, 'server-private-address');
+    await detail.close();
+  }, TIMEOUT);
+
   test('the servers page fits a 390-px-wide phone', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, storageState: await page.context().storageState() });
     const small = await phone.newPage();

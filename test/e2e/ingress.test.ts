@@ -11,6 +11,8 @@
  *     h1 serves, after validating it over the lab LAN;
  *   - a tcp hosting with bind local answers on h1's loopback, not on its LAN address nor from h2;
  *   - a configuration Caddy refuses leaves the previous one serving, and the hosting says why;
+ *   - a websocket upgrade passes through Caddy to a service (Bun's echo server, in an image made
+ *     from the bun binary), both ways;
  *   - the console shows it: the service's hostings with their live state, the environment's
  *     URLs, the organization's CA, ACME settings and TLS library (screenshots in test-results/console/);
  *   - destroy removes the routes.
@@ -201,7 +203,9 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
       'the hosting to show its route applied',
       async () => {
         const live = (await hosting(environments.shopHosting!)).live;
-        return live.servers[0]?.route === 'applied' && live.servers[0]?.upstreams === 1 && live.certificates.length === 2 ? live : undefined;
+        // A certificate is reported pending until Caddy has issued it, then issued (checked again every 5 s).
+        const issued = live.certificates.length === 2 && live.certificates.every((entry: { status: string }) => entry.status === 'issued');
+        return live.servers[0]?.route === 'applied' && live.servers[0]?.upstreams === 1 && issued ? live : undefined;
       },
       logs,
     );
@@ -270,6 +274,35 @@ describe.skipIf(!lab.started)('hostings as live routes in the multi-host lab', (
     database.close();
     await api('PATCH', `/hostings/${environments.uploadHosting}`, { options: { hostnames: ['upload.lab.test', 'again.lab.test'], targetPort: 8080 } });
     await eventually('the next apply to succeed', async () => ((await hosting(environments.uploadHosting!)).live.servers[0]?.route === 'applied' ? true : undefined), logs);
+  }, STEP_TIMEOUT_MS);
+
+  test('a websocket upgrade passes through the ingress to the service, both ways', async () => {
+    // A websocket echo service: Bun's own server, in an image made from the bun binary running this test.
+    await fleet.imageFromBinary('local/bun:1', process.execPath);
+    const echo = "Bun.serve({ port: 8080, fetch(request, server) { return server.upgrade(request) ? undefined : new Response('websockets only', { status: 426 }); }, websocket: { message(socket, text) { socket.send('echo ' + text); } } })";
+    const overlay = `services:\n  echo:\n    image: local/bun:1\n    command: ${JSON.stringify(['-e', echo])}\n    stop_grace_period: 1s\n`;
+    expect((await api('PUT', `/environments/${environments.h1}/compose`, { yaml: overlay })).status).toBe(200);
+    const deployed = await api('POST', `/environments/${environments.h1}/deploy`, {});
+    expect(deployed.status, deployed.text).toBe(202);
+    const serviceId = ((await api('GET', `/services?environmentId=${environments.h1}`)).json.data as { id: string; composeServiceName: string }[]).find((row) => row.composeServiceName === 'echo')!.id;
+    const created = await api('POST', '/hostings', { serviceId, options: { hostnames: ['ws.lab.test'], targetPort: 8080, tls: 'internal' } });
+    expect(created.status, created.text).toBe(201);
+    // The client runs on h1 (its /etc/hosts is its own copy), over wss with the organization CA.
+    await fleet.host('h1').exec(['sh', '-c', `echo '${fleet.host('h1').ip} ws.lab.test' >> /etc/hosts`]);
+    const client = `const ws = new WebSocket('wss://ws.lab.test/chat', { tls: { ca: await Bun.file(${JSON.stringify(caFile)}).text() } });
+setTimeout(() => process.exit(2), 3000);
+ws.onopen = () => ws.send('through caddy');
+ws.onmessage = (event) => { console.log(event.data); process.exit(0); };
+ws.onerror = () => process.exit(1);`;
+    const answer = await eventually(
+      'a websocket echo through h1',
+      async () => {
+        const result = await fleet.host('h1').exec([process.execPath, '-e', client]);
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+      },
+      logs,
+    );
+    expect(answer).toBe('echo through caddy');
   }, STEP_TIMEOUT_MS);
 
   test.skipIf(!PEBBLE)('with ACME opted in, Pebble on h2 issues the certificate of a hostname h1 serves', async () => {

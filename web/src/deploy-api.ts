@@ -33,6 +33,8 @@ export const deployApi = {
     setLabels: (id: string, labels: Record<string, string>) => call<Server>('PATCH', `client/v1/servers/${id}`, { labels }),
     /** Where the overlay fabric reaches the server; null clears a setting. */
     setReach: (id: string, reach: { fabricEndpoint?: string | null; datacenter?: string | null }) => call<Server>('PATCH', `client/v1/servers/${id}`, reach),
+    /** Where tcp/udp hostings with bind datacenter publish; null clears it. */
+    setPrivateAddress: (id: string, privateAddress: string | null) => call<Server>('PATCH', `client/v1/servers/${id}`, { privateAddress }),
     remove: (id: string) => call<void>('DELETE', `client/v1/servers/${id}`),
     thisMachine: (organizationId: string) => call<ThisMachine>('GET', 'client/v1/servers/this-machine', undefined, { organizationId }),
   },

@@ -3,13 +3,15 @@
  * overlay, environment.options.compose): read and saved through the compose endpoints, and
  * through options.compose of a project or environment create/PATCH, the same way. A save
  * validates the layer (host access only where the organization opts in; an overlay may name the
- * base's principals), stores it, reconciles the derived rows (reconcile.ts) and adopts the
- * project's repository, all in one transaction. Members read, admins write; platform projects
+ * base's principals), stores it, reconciles the derived rows (reconcile.ts), checks its host
+ * ports against the hostings and ingresses of its servers (ingress/compose-ports.ts) and adopts
+ * the project's repository, all in one transaction. Members read, admins write; platform projects
  * are read-only to clients.
  */
 import { entriesOf, plain } from '../../compose/checks.ts';
 import type { ComposeDocument } from '../../compose/document.ts';
 import { composeInvalid } from '../../compose/limits.ts';
+import { mergeCompose } from '../../compose/merge.ts';
 import { isMapping, type JsonObject } from '../../compose/values.ts';
 import type { Environment, Project } from '../../db/schema/index.ts';
 import { forbidden, notFound } from '../../lib/errors.ts';
@@ -31,6 +33,7 @@ import {
 import { environmentsOfProject, findRepositoryOrganization } from './queries.ts';
 import { findServer } from '../servers/queries.ts';
 import { composePolicyOf } from './policy.ts';
+import { checkComposePorts } from '../ingress/compose-ports.ts';
 import { reconcileEnvironment } from './reconcile.ts';
 
 export type SavedCompose = ComposeView & { updatedAt: Date };
@@ -147,8 +150,14 @@ export function reconcileProject(tx: Queryable, project: Project, previous: Comp
       previousBase: dataOf(previous),
       previousOverlay: overlay,
     });
+    checkComposePorts(tx, project, environment, mergeCompose(base, overlay));
   }
   return adoptRepository(tx, project, base);
+}
+
+/** After an environment moves to another server: its published ports there (ingress/compose-ports.ts). */
+export function checkMovedEnvironment(tx: Queryable, project: Project, environment: Environment): void {
+  checkComposePorts(tx, project, environment, mergeCompose(dataOf(storedDocument(project.options)), dataOf(storedDocument(environment.options))));
 }
 
 /** After an environment row holds its new overlay (or was created): it follows base + overlay. */
@@ -164,6 +173,7 @@ export function reconcileEnvironmentOf(tx: Queryable, project: Project, environm
     previousBase: base,
     previousOverlay: dataOf(previous),
   });
+  checkComposePorts(tx, project, environment, mergeCompose(base, overlay));
   return adoptRepository(tx, project, overlay);
 }
 

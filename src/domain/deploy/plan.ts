@@ -24,13 +24,14 @@
 import { type CompileResult, compile } from '../../compose/compile.ts';
 import type { StoredPolicy } from '../../compose/validate.ts';
 import type { ContainerNaming } from '../../compose/naming.ts';
-import type { PlannerServer, PreviousReplica } from '../../compose/planner/plan.ts';
+import type { PreviousReplica } from '../../compose/planner/plan.ts';
 import { type ResolvedVariable, resolveVariables } from '../../compose/variables.ts';
 import { EnvelopeError, type KeyRing, openSecret } from '../../crypto/index.ts';
 import type { Db } from '../../db/client.ts';
 import type { Project, Server } from '../../db/schema/index.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize } from '../actor.ts';
+import { plannerServer, resolvePlacement } from './placement.ts';
 import { dataOf, storedDocument } from '../compose/documents.ts';
 import { composePolicyOf } from '../compose/policy.ts';
 import { hostingsOfServices, servicesOfEnvironment } from '../compose/queries.ts';
@@ -42,7 +43,7 @@ import { hostingPublishes } from '../ingress/host-ports.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { findProject } from '../projects/queries.ts';
 import { refusePlatformProject } from '../projects/service.ts';
-import { findServer, serversOfOrganization } from '../servers/queries.ts';
+import { serversOfOrganization } from '../servers/queries.ts';
 import type { Queryable } from '../shared/database.ts';
 import { variableValueOwner } from '../variables/secrets.ts';
 import { principalsFor, variablesFor } from './plan-inputs.ts';
@@ -77,30 +78,6 @@ export type PreparedDeploy = Omit<DeployPlan, 'secrets'> & {
   envelopes: ReadonlyMap<string, string>;
   services: { id: string; composeServiceName: string }[];
 };
-
-/** The server a deploy of the environment is anchored on (spec, Deploy resolution). */
-export function resolvePlacement(db: Queryable, environment: OwnedEnvironment, project: Project): Server {
-  const serverId = environment.serverId ?? (typeof project.options?.defaultServerId === 'string' ? project.options.defaultServerId : null);
-  if (serverId === null) {
-    throw conflict(
-      'server_placement_required',
-      "the environment has no server pin and the project no default server: set the environment's serverId or the project's options.defaultServerId",
-    );
-  }
-  const server = findServer(db, serverId);
-  if (!server || server.organizationId !== environment.organizationId) {
-    throw conflict('server_placement_required', 'the placement server is not a server of this organization: set another one');
-  }
-  return server;
-}
-
-const plannerServer = (row: Server): PlannerServer => ({
-  id: row.id,
-  name: row.name,
-  hostname: row.hostname,
-  labels: row.labels,
-  connected: row.status === 'connected',
-});
 
 const plannedServer = (row: Server): PlannedServer => ({ id: row.id, name: row.name, isLocal: row.isLocal });
 

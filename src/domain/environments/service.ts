@@ -7,7 +7,7 @@
  */
 import type { Environment, JsonObject } from '../../db/schema/index.ts';
 import { type Access, type Actor, loadFor } from '../actor.ts';
-import { overlayOptionsForWrite, reconcileEnvironmentOf } from '../compose/service.ts';
+import { checkMovedEnvironment, overlayOptionsForWrite, reconcileEnvironmentOf } from '../compose/service.ts';
 import { findProject } from '../projects/queries.ts';
 import { loadProject, refusePlatformProject } from '../projects/service.ts';
 import { requireServerOf } from '../servers/service.ts';
@@ -81,6 +81,7 @@ export function updateEnvironment(db: Queryable, actor: Actor, id: string, chang
   return db.transaction((tx) => {
     const updated = updateEnvironmentRow(tx, id, update);
     if (compose.composeChanged) reconcileEnvironmentOf(tx, project, updated, compose.previous);
+    else if (updated.serverId !== row.serverId) checkMovedEnvironment(tx, project, updated);
     return updated;
   });
 }

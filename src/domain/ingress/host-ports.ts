@@ -6,7 +6,9 @@
  *   local       127.0.0.1
  * Two hostings, a hosting and a Compose `ports:` entry, or a hosting and the server's ingress
  * (tcp 80 and 443, udp 443) claiming one address, port and protocol on one server are refused
- * at save with 422 host_port_conflict naming both.
+ * at save with 422 host_port_conflict naming both. The ingress's listeners are claims where an
+ * ingress runs or a hosting will bring one; a hosting bringing one to a server where Compose
+ * holds 80 or 443 is refused too. Compose saves: compose-ports.ts.
  */
 import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { HostingPublish } from '../../compose/compile.ts';
@@ -17,7 +19,8 @@ import type { IpScope } from '../../contract/enums.ts';
 import { container, environment, type Hosting, hosting, ip, project, type Server, server, service } from '../../db/schema/index.ts';
 import { DomainError, validationFailed } from '../../lib/errors.ts';
 import { dataOf, storedDocument } from '../compose/documents.ts';
-import type { Queryable } from '../shared/database.ts';
+import { ingressEnvironmentOf } from './queries.ts';
+import { hasDependents, type Queryable } from '../shared/database.ts';
 
 interface PortOptions {
   protocol?: string;
@@ -127,16 +130,44 @@ function environmentsOn(db: Queryable, host: Server) {
     .filter(({ environment: row, project: owner }) => row.serverId === host.id || placed.has(row.id) || (row.serverId === null && owner.options?.defaultServerId === host.id));
 }
 
-interface Claim {
+export interface Claim {
   port: HostPort;
   by: string;
 }
 
-/** What else claims ports on `host`: the ingress, other tcp/udp hostings, Compose `ports:`. */
-function claimsOn(db: Queryable, host: Server, exceptHostingId: string | undefined): Claim[] {
-  const claims: Claim[] = INGRESS_PORTS.map((port) => ({ port, by: `the ingress of server ${host.name}` }));
+/** The ingress's listeners on `host`: a claim wherever an ingress runs or a hosting will bring one. */
+export const ingressClaims = (host: Server): Claim[] => INGRESS_PORTS.map((port) => ({ port, by: `the ingress of server ${host.name}` }));
+
+/** Whether `host` runs an ingress: it has one (kept once made, even without routes). */
+export const hasIngress = (db: Queryable, host: Server): boolean => ingressEnvironmentOf(db, host.id) !== undefined;
+
+/** The hostings of the environments on `host` (see environmentsOn), but those of `exceptEnvironmentId`. */
+export function hostingsOn(db: Queryable, host: Server, exceptEnvironmentId?: string): Hosting[] {
+  const environments = environmentsOn(db, host).filter(({ environment: env }) => env.id !== exceptEnvironmentId);
+  const services = environments.length === 0 ? [] : db.select({ id: service.id }).from(service).where(inArray(service.environmentId, environments.map(({ environment: env }) => env.id))).all();
+  return services.length === 0 ? [] : db.select().from(hosting).where(inArray(hosting.serviceId, services.map((row) => row.id))).all();
+}
+
+/** The ports tcp/udp hostings hold on `host`; one whose bind address is unknown there publishes nothing (its deploy is refused). */
+export function hostingClaims(db: Queryable, host: Server, rows: readonly Hosting[]): Claim[] {
+  const claims: Claim[] = [];
+  for (const row of rows) {
+    let ports: HostingPort[];
+    try {
+      ports = hostingPorts(db, row, host);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'validation_failed') continue;
+      throw error;
+    }
+    for (const port of ports) claims.push({ port, by: `hosting ${row.name ?? row.id} (${port.text})` });
+  }
+  return claims;
+}
+
+/** The Compose `ports:` of the environments on `host`. */
+function composeClaims(db: Queryable, host: Server): Claim[] {
+  const claims: Claim[] = [];
   for (const { environment: env, project: owner } of environmentsOn(db, host)) {
-    const services = db.select().from(service).where(eq(service.environmentId, env.id)).all();
     const merged: JsonObject = mergeCompose(dataOf(storedDocument(owner.options)), storedDocument(env.options)?.data ?? undefined);
     const authored = isMapping(merged.services) ? merged.services : {};
     for (const [key, definition] of Object.entries(authored)) {
@@ -145,26 +176,59 @@ function claimsOn(db: Queryable, host: Server, exceptHostingId: string | undefin
         claims.push({ port, by: `services.${key}.ports "${port.text}" of environment ${env.name} of project ${owner.name}` });
       }
     }
-    if (services.length === 0) continue;
-    const rows = db.select().from(hosting).where(inArray(hosting.serviceId, services.map((row) => row.id))).all();
-    for (const row of rows.filter((candidate) => candidate.id !== exceptHostingId)) {
-      for (const port of hostingPorts(db, row, host)) claims.push({ port, by: `hosting ${row.name ?? row.id} (${port.text})` });
-    }
   }
   return claims;
 }
 
-/** 422 host_port_conflict when a port the hosting would publish is claimed on a server it runs on. */
+/** The first of `ports` someone else claims: the port and the claim. */
+export function firstCollision<T extends HostPort>(ports: readonly T[], claims: readonly Claim[]): { port: T; claim: Claim } | undefined {
+  for (const port of ports) {
+    const claim = claims.find((candidate) => portsCollide(port, candidate.port));
+    if (claim) return { port, claim };
+  }
+  return undefined;
+}
+
+export const conflictIn = (port: HostPort, host: Server) => `${describe(port)} on server ${host.name}`;
+
+/**
+ * Before a server's private address changes: the tcp/udp hostings there that bind `datacenter`
+ * publish at it from their environment's next deploy. Clearing it while some do is 409
+ * has_dependents naming them; a new address where one of their ports is already claimed is 422
+ * host_port_conflict naming both.
+ */
+export function checkPrivateAddressChange(db: Queryable, host: Server, privateAddress: string | null): void {
+  const rows = hostingsOn(db, host);
+  const bound = rows.filter((row) => (row.protocol ?? 'http') !== 'http' && ((row.options ?? {}) as PortOptions).bind === 'datacenter' && ((row.options ?? {}) as PortOptions).ports?.length);
+  if (bound.length === 0) return;
+  if (privateAddress === null) throw hasDependents(`server ${host.name}`, `tcp/udp hostings that bind datacenter to its private address (${bound.map((row) => row.name ?? row.id).join(', ')}): bind them public or local`);
+  const moved = { ...host, privateAddress };
+  for (const row of bound) {
+    const others = [...ingressClaims(moved), ...composeClaims(db, moved), ...hostingClaims(db, moved, rows.filter((candidate) => candidate.id !== row.id))];
+    const taken = firstCollision(hostingPorts(db, row, moved), others);
+    if (taken) {
+      throw new DomainError('host_port_conflict', `at ${privateAddress}, hosting ${row.name ?? row.id} would publish ${conflictIn(taken.port, moved)}, already claimed by ${taken.claim.by}`, 'privateAddress');
+    }
+  }
+}
+
+/**
+ * 422 host_port_conflict when a port the hosting would publish is claimed on a server it runs on,
+ * or when the ingress it brings to a server that has none yet finds its listeners taken there.
+ */
 export function checkHostingPorts(db: Queryable, row: Pick<Hosting, 'protocol' | 'options' | 'ipId' | 'serviceId'> & { id?: string; name?: string | null }): void {
   for (const host of serversOfService(db, row.serviceId)) {
-    const mine = hostingPorts(db, row, host);
-    if (mine.length === 0) continue;
-    const claims = claimsOn(db, host, row.id);
-    for (const port of mine) {
-      const taken = claims.find((claim) => portsCollide(port, claim.port));
-      if (taken) {
-        throw new DomainError('host_port_conflict', `${describe(port)} on server ${host.name} is already claimed by ${taken.by}`, port.path);
-      }
+    const others = [...composeClaims(db, host), ...hostingClaims(db, host, hostingsOn(db, host).filter((candidate) => candidate.id !== row.id))];
+    const mine = firstCollision(hostingPorts(db, row, host), [...ingressClaims(host), ...others]);
+    if (mine) throw new DomainError('host_port_conflict', `${conflictIn(mine.port, host)} is already claimed by ${mine.claim.by}`, mine.port.path);
+    const listeners = hasIngress(db, host) ? undefined : firstCollision(INGRESS_PORTS, others);
+    if (listeners) {
+      const hostingName = row.name ? `hosting ${row.name}` : 'this hosting';
+      throw new DomainError(
+        'host_port_conflict',
+        `${hostingName} brings an ingress to server ${host.name}, whose ${listeners.port.text} listener on every address is already claimed by ${listeners.claim.by}`,
+        'serviceId',
+      );
     }
   }
 }

@@ -7,7 +7,8 @@ import { describe, expect, test } from 'bun:test';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { generateDaemonKeyPair, openAsDaemon } from '../../crypto/index.ts';
-import { container, daemonCommand, deployment, environment, ingressCertificate, ingressRoute, project, server, serverCertificateAuthority } from '../../db/schema/index.ts';
+import { permittedNames } from '../../crypto/x509.ts';
+import { container, daemonCommand, deployment, environment, hosting, ingressCertificate, ingressRoute, project, server, serverCertificateAuthority } from '../../db/schema/index.ts';
 import type { IngressPayload } from '../../contract/ingress.ts';
 import { serverCertificate } from '../../../test/certificates.ts';
 import { clientAs } from '../../../test/client.ts';
@@ -134,14 +135,33 @@ describe('refreshing the ingress', () => {
     const first = t.db.select().from(serverCertificateAuthority).get()!;
     // Sessions last 7 days: a fresh admin signs in after each jump.
     const later = () => clientAs(t, addMember(t, tree.organizationId, 'admin'));
+    const hostingId = t.db.select().from(hosting).get()!.id;
     t.clock.advance(59 * DAY_MS);
-    expect((await later()('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['b.example.test'] } })).status).toBe(201);
+    expect((await later()('PATCH', `/hostings/${hostingId}`, { name: 'renamed' })).status).toBe(200);
     expect(t.db.select().from(serverCertificateAuthority).get()!.certificate).toBe(first.certificate);
     t.clock.advance(2 * DAY_MS);
-    expect((await later()('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['c.example.test'] } })).status).toBe(201);
+    expect((await later()('PATCH', `/hostings/${hostingId}`, { name: 'again' })).status).toBe(200);
     const renewed = t.db.select().from(serverCertificateAuthority).get()!;
     expect(renewed.certificate).not.toBe(first.certificate);
     expect(renewed.notAfter.getTime()).toBeGreaterThan(first.notAfter.getTime());
+  });
+
+  test("the server CA may sign only the hostnames the server serves, and is issued again when they change", async () => {
+    const { t, tree, runsOn, admin, ingressCommands } = setup();
+    runsOn(tree.serviceId);
+    const uploaded = serverCertificate({ names: ['pinned.example.test'], now: t.clock.now() });
+    const tlsId = (await admin('POST', '/certificates', { organizationId: tree.organizationId, name: 'pinned', certificate: uploaded.chain, privateKey: uploaded.key })).json.id;
+    await admin('POST', '/hostings', { serviceId: tree.serviceId, tlsId, options: { hostnames: ['pinned.example.test'] } });
+    const constraintOf = () => permittedNames(new X509Certificate(ingressCommands().at(-1)!.ingress.authority.certificate));
+    // Library certificates are not the server CA's to sign: it signs nothing valid yet.
+    expect(constraintOf()).toEqual({ dns: ['invalid'], ipv4: [] });
+    const shop = await admin('POST', '/hostings', { serviceId: tree.serviceId, options: { hostnames: ['Shop.example.test', 'www.shop.example.test', '*.apps.example.test'] } });
+    expect(shop.status, shop.text).toBe(201);
+    expect(constraintOf()).toEqual({ dns: ['apps.example.test', 'shop.example.test'], ipv4: [] });
+    const first = t.db.select().from(serverCertificateAuthority).get()!.certificate;
+    await admin('PATCH', `/hostings/${shop.json.id}`, { options: { hostnames: ['shop.example.test', '10.0.0.5'] } });
+    expect(constraintOf()).toEqual({ dns: ['shop.example.test'], ipv4: ['10.0.0.5'] });
+    expect(t.db.select().from(serverCertificateAuthority).get()!.certificate).not.toBe(first);
   });
 
   test('platform projects are deployed by Panel alone', async () => {

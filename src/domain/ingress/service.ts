@@ -31,7 +31,7 @@ import { findOrganization } from '../organizations/queries.ts';
 import { findServer } from '../servers/queries.ts';
 import { LETS_ENCRYPT_DIRECTORY } from '../../contract/organizations.ts';
 import type { Queryable } from '../shared/database.ts';
-import { serverAuthority, serverAuthorityKeyOwner } from './authority.ts';
+import { permittedFor, serverAuthority, serverAuthorityKeyOwner } from './authority.ts';
 import { ensureIngressRows } from './platform.ts';
 import { certificatesOf, hostingsServedBy, ingressEnvironmentOf, latestDeployment, queuedIngressDeployment } from './queries.ts';
 import { pruneIngressState } from './state.ts';
@@ -111,7 +111,8 @@ function payloadFor(ctx: IngressContext, server: Server, hostings: readonly Host
     key: reseal(ctx, server, row.privateKey, certificateKeyOwner(row.id), `the private key of certificate ${row.name}`),
     names: describeCertificate(readCertificateChain(row.certificate)).names,
   }));
-  const authority = serverAuthority(ctx, server);
+  const signed = routes.filter((route) => route.tls.kind === 'internal' || route.tls.kind === 'acme').flatMap((route) => route.hostnames);
+  const authority = serverAuthority(ctx, server, permittedFor(signed));
   return {
     organizationId: server.organizationId,
     routes,

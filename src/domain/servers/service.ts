@@ -12,6 +12,7 @@ import type { DaemonCommand, Server } from '../../db/schema/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type Access, type Actor, authorize, loadFor, inOrganization } from '../actor.ts';
 import { reconcileFabric } from '../fabric/reconcile.ts';
+import { checkPrivateAddressChange } from '../ingress/host-ports.ts';
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
@@ -76,6 +77,7 @@ export function updateServer(ctx: ServerContext, actor: Actor, id: string, chang
     if (changes.datacenter !== undefined && changes.datacenter !== row.datacenter) set.datacenter = changes.datacenter;
     if (changes.privateAddress !== undefined && changes.privateAddress !== row.privateAddress) set.privateAddress = changes.privateAddress;
     if (Object.keys(set).length === 0) return { server: row, commands: [] as DaemonCommand[] };
+    if (set.privateAddress !== undefined) checkPrivateAddressChange(db, row, set.privateAddress);
     const server = updateServerRow(db, id, set);
     const reachChanged = set.fabricEndpoint !== undefined || set.datacenter !== undefined;
     return { server, commands: reachChanged ? reconcileFabric(db, row.organizationId, { now: ctx.clock.now() }) : [] };

@@ -1,5 +1,5 @@
 /**
- * One server: whether its daemon is connected, its host and version facts, and its resource
+ * One server: whether its daemon is connected, its host, private address and version facts, and its resource
  * charts (CPU, memory, disk, load), live while the page is open.
  */
 import { call } from '../api.ts';
@@ -28,6 +28,8 @@ export function ServerPage({ id }: { id: string }) {
         </dd>
         <dt>Host</dt>
         <dd>{row.hostname ?? <span class="muted">unknown</span>}</dd>
+        <dt>Private address</dt>
+        <dd>{row.privateAddress ?? <span class="muted">not set (tcp/udp hostings cannot bind datacenter here)</span>}</dd>
         <dt>Daemon</dt>
         <dd>{row.isLocal ? 'Local (on the control plane’s host)' : 'Remote'}</dd>
       </dl>

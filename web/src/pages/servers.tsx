@@ -20,6 +20,7 @@ import { useLiveServers } from '../live-servers.ts';
 import { ReadOnlyNote, useCanWrite } from '../role.tsx';
 import { Link, usePageTitle } from '../router.tsx';
 import { Breadcrumbs } from '../breadcrumbs.tsx';
+import { PrivateAddressForm } from './server-address.tsx';
 import { LabelChips, LabelsForm } from './server-labels.tsx';
 import { TagPicker, useTagFilter } from './tags.tsx';
 import { ThisMachineCard } from './this-machine.tsx';
@@ -191,7 +192,7 @@ interface TableProps {
 }
 
 function ServerTable({ servers, organizationId, writable, onChanged, onDelete }: TableProps & { servers: Server[] }) {
-  const [editing, setEditing] = useState<{ id: string; what: 'name' | 'labels' } | null>(null);
+  const [editing, setEditing] = useState<{ id: string; what: 'name' | 'labels' | 'address' } | null>(null);
   const done = () => {
     setEditing(null);
     onChanged?.();
@@ -236,13 +237,18 @@ function ServerTable({ servers, organizationId, writable, onChanged, onDelete }:
                   {editing?.id === server.id ? (
                     editing.what === 'name' ? (
                       <RenameForm server={server} onDone={done} />
-                    ) : (
+                    ) : editing.what === 'labels' ? (
                       <LabelsForm server={server} onDone={done} />
+                    ) : (
+                      <PrivateAddressForm server={server} onDone={done} />
                     )
                   ) : (
                     <div class="row compact">
                       <button type="button" onClick={() => setEditing({ id: server.id, what: 'labels' })} aria-label={`Edit labels of ${server.name}`}>
                         Labels
+                      </button>
+                      <button type="button" onClick={() => setEditing({ id: server.id, what: 'address' })} aria-label={`Edit the private address of ${server.name}`}>
+                        Address
                       </button>
                       <RowActions name={server.name} edit="Rename" onEdit={() => setEditing({ id: server.id, what: 'name' })} onRemove={() => onDelete(server)} />
                     </div>

@@ -4,6 +4,7 @@
  * (certificates hostings pin: upload, replace, delete; admins). Each says what is true now.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { LETS_ENCRYPT_DIRECTORY } from '../../../src/contract/organizations.ts';
 import { changedEntries, isUnchanged } from '../changes.ts';
 import { ListView, LoadFailed, Loading, useList, useResource } from '../data.tsx';
 import { CheckField, Field, FormAlert, SubmitButton, TextAreaField, useForm } from '../forms.tsx';
@@ -54,7 +55,6 @@ export function CertificateAuthoritySection({ organizationId }: { organizationId
 }
 
 const ACME_FIELDS = ['isAcmeEnabled', 'acmeEmail', 'acmeDirectoryUrl', 'acmeDirectoryRoots'] as const;
-const LETS_ENCRYPT = 'https://acme-v02.api.letsencrypt.org/directory';
 
 /** The owner's opt-in to ACME, with the directory and its contact. */
 export function AcmeSettings({ organization, canEdit, onSaved }: SettingsProps) {
@@ -73,7 +73,7 @@ export function AcmeSettings({ organization, canEdit, onSaved }: SettingsProps) 
     const changes = {
       ...changedEntries({ isAcmeEnabled: enabled }, organization),
       ...('acmeEmail' in edited ? { acmeEmail: values.acmeEmail?.trim() || null } : {}),
-      ...('acmeDirectoryUrl' in edited ? { acmeDirectoryUrl: values.acmeDirectoryUrl?.trim() && values.acmeDirectoryUrl.trim() !== LETS_ENCRYPT ? values.acmeDirectoryUrl.trim() : null } : {}),
+      ...('acmeDirectoryUrl' in edited ? { acmeDirectoryUrl: values.acmeDirectoryUrl?.trim() && values.acmeDirectoryUrl.trim() !== LETS_ENCRYPT_DIRECTORY ? values.acmeDirectoryUrl.trim() : null } : {}),
       ...('acmeDirectoryRoots' in edited ? { acmeDirectoryRoots: values.acmeDirectoryRoots?.trim() || null } : {}),
     };
     if (!isUnchanged(changes)) onSaved(await organizationApi.update(organization.id, changes));
@@ -183,9 +183,11 @@ function AddCertificate({ organizationId, onAdded }: { organizationId: string; o
       <TextAreaField {...form.fieldProps('certificate')} label="Certificate chain (PEM)" hint="The certificate first, then each issuer." spellcheck={false} required />
       <TextAreaField {...form.fieldProps('privateKey')} label="Private key (PEM)" hint="Unencrypted; it is sealed when stored and never shown again." spellcheck={false} required />
       <FormAlert problem={form.problem} />
-      <SubmitButton busy={form.busy} busyLabel="Checking and adding…">
-        Add certificate
-      </SubmitButton>
+      <div class="row">
+        <SubmitButton busy={form.busy} busyLabel="Checking and adding…">
+          Add certificate
+        </SubmitButton>
+      </div>
     </form>
   );
 }
@@ -221,9 +223,11 @@ function CertificateActions({ certificate, onChanged }: { certificate: Certifica
             Renewed; the servers serving its hostings apply it.
           </p>
         )}
-        <SubmitButton busy={form.busy} busyLabel="Checking…">
-          Renew {certificate.name}
-        </SubmitButton>
+        <div class="row">
+          <SubmitButton busy={form.busy} busyLabel="Checking…">
+            Renew {certificate.name}
+          </SubmitButton>
+        </div>
       </form>
       <form ref={remove.formRef} onSubmit={drop}>
         <p class="field-hint">Hostings that pin it get a certificate from the organization CA instead.</p>

@@ -8,9 +8,9 @@
  *      the ACME directory's roots, and the server's CA into Caddy's storage (0600, root only);
  *   2. observes the routed services' containers (observe.ts) and generates the configuration
  *      (src/ingress/caddy-config.ts, pure);
- *   3. when it differs from the one serving: validates it with `caddy validate` inside the
- *      container, then loads it through the admin socket (atomic: a refused one leaves the
- *      previous one serving), and keeps it as caddy.json, what Caddy starts with after a restart;
+ *   3. when it differs from the one serving: loads it through the admin socket (Caddy provisions
+ *      it whole before swapping: a refused one leaves the previous one serving), and keeps it as
+ *      caddy.json, what Caddy starts with after a restart;
  *   4. tells the hub what changed in the routes and certificates (`ingress` frames).
  *
  * Applies run one at a time. A failed one is the ingress deploy's error (the hub shows it on the
@@ -228,24 +228,25 @@ export class IngressAgent {
     for (const timer of [this.settleTimer, this.checkTimer]) if (timer) clearTimeout(timer);
   }
 
-  /** Validates and loads a configuration; the previous one serves until this one is in. */
+  /**
+   * Loads a configuration through the admin socket. Caddy provisions the whole new configuration
+   * before it swaps, and keeps the previous one serving when it refuses it or cannot start it: that
+   * is the validation. (A `caddy validate` through `docker exec` first checked the same thing
+   * again, in a new Caddy process, and was most of the time from a deploy's report to its route.)
+   */
   private async swapIn(project: string, text: string): Promise<void> {
-    const { docker } = this.options;
-    const [caddy] = await docker.runningContainerIds([`com.docker.compose.project=${project}`]);
-    if (!caddy) throw new ApplyError(`the ingress container of ${project} is not running`);
-    await writeFile(join(this.dir, 'etc', 'candidate.json'), text, { mode: 0o600 });
-    const validated = await docker.exec(caddy, ['/usr/bin/caddy', 'validate', '--config', INGRESS_PATHS.candidate]);
-    if (validated.exitCode !== 0) {
-      throw new ApplyError(`Caddy refused the new configuration (the previous one keeps serving): ${lastLine(validated.stderr.replace(/\n?Error: /, '\n')) || `exit ${validated.exitCode}`}`);
-    }
     const admin = new CaddyAdmin(join(this.dir, 'run', 'admin.sock'));
-    if (!(await admin.waitUntilUp(this.options.adminTimeoutMs ?? 30_000))) throw new ApplyError("Caddy's admin socket does not answer");
+    if (!(await admin.isUp())) {
+      const [caddy] = await this.options.docker.runningContainerIds([`com.docker.compose.project=${project}`]);
+      if (!caddy) throw new ApplyError(`the ingress container of ${project} is not running`);
+      if (!(await admin.waitUntilUp(this.options.adminTimeoutMs ?? 30_000))) throw new ApplyError("Caddy's admin socket does not answer");
+    }
     try {
       await admin.load(text);
     } catch (error) {
       throw new ApplyError(`Caddy refused the new configuration (the previous one keeps serving): ${(error as Error).message}`);
     }
-    await rename(join(this.dir, 'etc', 'candidate.json'), join(this.dir, 'etc', 'caddy.json'));
+    await writeIfChanged(join(this.dir, 'etc', 'caddy.json'), text);
     this.applied = text;
     this.options.logger.info('ingress configuration applied', { project, bytes: text.length });
   }

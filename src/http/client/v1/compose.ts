@@ -11,7 +11,7 @@ import { ComposeLayer, ComposeSave } from '../../../contract/compose.ts';
 const present = (saved: SavedCompose) => ({ ...saved, updatedAt: iso(saved.updatedAt) });
 
 const READ = { params: IdParams, response: { 200: ComposeLayer, ...errorResponses('unauthenticated', 'not_found', 'validation_failed') } };
-const WRITE = { params: IdParams, body: ComposeSave, response: { 200: ComposeLayer, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'validation_failed') } };
+const WRITE = { params: IdParams, body: ComposeSave, response: { 200: ComposeLayer, ...errorResponses('unauthenticated', 'forbidden', 'not_found', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'host_port_conflict', 'validation_failed') } };
 
 /**
  * The Compose documents: a project's base and an environment's overlay. A save is validated

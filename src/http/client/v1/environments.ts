@@ -6,7 +6,7 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** An overlay written through `options.compose` is parsed, checked and reconciled like the compose endpoint's. */
-const COMPOSE_WRITE_ERRORS = ['has_dependents', 'hostname_in_use', 'compose_invalid'] as const;
+const COMPOSE_WRITE_ERRORS = ['has_dependents', 'hostname_in_use', 'compose_invalid', 'host_port_conflict'] as const;
 
 export const environmentRoutes = (deps: AppDeps) =>
   resourceRoutes({

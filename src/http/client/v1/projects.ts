@@ -6,7 +6,7 @@ import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
 
 /** What a write of `options.compose` can answer: the Compose document is parsed, checked and reconciled. */
-const COMPOSE_WRITE_ERRORS = ['project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid'] as const;
+const COMPOSE_WRITE_ERRORS = ['project_name_in_use', 'has_dependents', 'hostname_in_use', 'compose_invalid', 'host_port_conflict'] as const;
 
 export const projectRoutes = (deps: AppDeps) =>
   resourceRoutes({

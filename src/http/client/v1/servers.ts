@@ -44,8 +44,12 @@ export const serverRoutes = (deps: AppDeps) => {
     update: {
       body: ServerUpdate,
       run: (actor, id, body) => updateServer(ctx, actor, id, body),
-      summary: 'Rename a server, replace its labels or set where the overlay fabric reaches it',
-      description: 'A new `fabricEndpoint` or `datacenter` reconciles the fabric: the members whose peer configuration changes get it as a command.',
+      errors: ['has_dependents', 'host_port_conflict'],
+      summary: 'Rename a server, replace its labels, set where the overlay fabric reaches it or its private address',
+      description:
+        'A new `fabricEndpoint` or `datacenter` reconciles the fabric: the members whose peer configuration changes get it as a command. ' +
+        'A new `privateAddress` is checked against what tcp/udp hostings that bind `datacenter` there would publish at it (422 `host_port_conflict` naming both); ' +
+        'they move to it at their environment\'s next deploy. Clearing it while such hostings exist is 409 `has_dependents`.',
     },
     remove: {
       run: (actor, id) => deleteServer(ctx, actor, id),
