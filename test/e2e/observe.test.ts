@@ -5,9 +5,10 @@
  * still in its history; a deploy of an image that does not exist fails and its deploy log says
  * why; metric series appear for the container and the server; the events feed has the outcomes.
  * Then the console in Chromium (when it is installed): the service page's live logs and charts,
- * its log view narrowed to one of two replicas (live and a time range), the environment's deploy
- * log and the events page, with screenshots in test-results/console/. Last, the local daemon,
- * following a running container, exits promptly on SIGTERM.
+ * scaled to two replicas while the page is open (offered without a reload), its log view narrowed
+ * to one of them (live and a time range), the environment's deploy log and the events page, with
+ * screenshots in test-results/console/. Last, the local daemon, following a running container,
+ * exits promptly on SIGTERM.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -234,7 +235,7 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
     let page: Page;
 
     test('the service page shows its lines live, with filters, and its charts', async () => {
-      await deploy(ticker('third', 2));
+      await deploy(ticker('third'));
       browser = await launchChromium();
       page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
       const watched = watchPage(page, url);
@@ -254,13 +255,16 @@ describe.skipIf(!engine.started)('logs, deploy logs, metrics and events on a rea
       expect(watched.problems).toEqual([]);
     }, STEP_TIMEOUT_MS);
 
-    test('the service page narrows its logs to one replica, live and in a time range, and says which', async () => {
+    test('scaled to two replicas while the page is open, the service page offers both and narrows its logs to one, live and in a time range', async () => {
       const logView = page.getByRole('region', { name: 'Logs' });
       await logView.getByRole('button', { name: 'Resume' }).click();
       await logView.getByLabel('Filter').fill('');
+      await deploy(ticker('third', 2));
+      // No reload: the deploy's event makes the page read the service's replicas again.
+      const replica = logView.getByLabel('Replica');
+      await eventually('the second replica offered', async () => ((await replica.count()) > 0 && (await replica.locator('option').allTextContents()).includes('#2') ? true : undefined), logs);
       const sources = () => logView.locator('[data-log-line] .log-source').allTextContents();
       await eventually('lines of both replicas', async () => ((await sources()).includes('#1') && (await sources()).includes('#2') ? true : undefined), logs);
-      const replica = logView.getByLabel('Replica');
       expect(await replica.locator('option').allTextContents()).toEqual(['Every replica', '#1', '#2']);
       await replica.selectOption({ label: '#2' });
       expect(await replica.locator('option:checked').textContent()).toBe('#2');

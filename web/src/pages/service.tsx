@@ -26,13 +26,11 @@ import { ServiceVariables } from '../variables/service-variables.tsx';
 import { RunsAsSection } from './service-tenancy.tsx';
 import { DatabaseBindingsSection } from './service-bindings.tsx';
 import { LogViewer } from '../observe/log-viewer.tsx';
-import { observeApi, replicaChoices } from '../observe/observe-api.ts';
+import { useReplicaChoices } from '../observe/replicas.ts';
 import { MetricsPanel } from '../observe/metrics-panel.tsx';
 
 export function ServicePage({ id }: { id: string }) {
   const service = useResource(`service:${id}`, () => hostingApi.service(id));
-  const containers = useResource(`service-containers:${id}`, () => observeApi.containers(id));
-  const replicas = replicaChoices(containers.data?.data ?? []);
   const hostings = useList(`hostings:${id}`, (cursor) => hostingApi.list({ serviceId: id, cursor }));
   const environmentId = service.data?.environmentId;
   const project = useResource(`service-project:${environmentId ?? ''}`, async () =>
@@ -42,6 +40,7 @@ export function ServicePage({ id }: { id: string }) {
   const [variablesRevision, setVariablesRevision] = useState(0);
   const writable = useCanWrite(project.data?.organizationId);
   const organizationId = project.data?.organizationId;
+  const replicas = useReplicaChoices(id, organizationId, environmentId);
   const certificates = useResource(`service-certificates:${organizationId ?? ''}`, async () =>
     organizationId ? (await ingressApi.certificates({ organizationId })).data : new Promise<never>(() => {}),
   );
