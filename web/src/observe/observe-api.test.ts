@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { Container } from '../deploy-api.ts';
-import { changesReplicas, narrowedTarget, type PanelEvent, replicaChoices } from './observe-api.ts';
+import { narrowedTarget, replicaChoices } from './observe-api.ts';
 
 const row = (ordinal: number, fields: Partial<Container> = {}): Container => ({
   id: `row-${ordinal}`,
@@ -35,32 +35,5 @@ describe("a service's replica choices", () => {
     expect(narrowedTarget({ serviceId: 'service-1' }, '', choices)).toEqual({ serviceId: 'service-1' });
     // The replica went away (scaled down, removed): back to every replica rather than an empty view.
     expect(narrowedTarget({ serviceId: 'service-1' }, 'row-9', choices)).toEqual({ serviceId: 'service-1' });
-  });
-
-  test('a container event of the service, or a finished deploy of its environment, rereads the replicas', () => {
-    const event = (fields: Partial<PanelEvent>): PanelEvent => ({
-      id: 'event-1',
-      organizationId: 'organization-1',
-      kind: 'container.started',
-      severity: 'info',
-      message: 'web-2 is running',
-      serverId: 'server-1',
-      environmentId: 'environment-1',
-      serviceId: null,
-      containerId: null,
-      deploymentId: null,
-      data: null,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      ...fields,
-    });
-    expect(changesReplicas(event({ serviceId: 'service-1' }), 'service-1', 'environment-1')).toBe(true);
-    expect(changesReplicas(event({ kind: 'deployment.succeeded' }), 'service-1', 'environment-1')).toBe(true);
-    expect(changesReplicas(event({ kind: 'deployment.failed' }), 'service-1', 'environment-1')).toBe(true);
-    // Another service's container, another environment's deploy, a server event: nothing to reread.
-    expect(changesReplicas(event({ serviceId: 'service-2' }), 'service-1', 'environment-1')).toBe(false);
-    expect(changesReplicas(event({ kind: 'deployment.succeeded', environmentId: 'environment-2' }), 'service-1', 'environment-1')).toBe(false);
-    expect(changesReplicas(event({ kind: 'server.connected', environmentId: null }), 'service-1', 'environment-1')).toBe(false);
-    // Before the service's environment is known, only the service's own container events count.
-    expect(changesReplicas(event({ kind: 'deployment.succeeded' }), 'service-1', undefined)).toBe(false);
   });
 });

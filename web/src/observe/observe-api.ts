@@ -55,13 +55,6 @@ export function replicaChoices(rows: readonly Container[]): Choice[] {
     .map((row) => ({ value: row.id, label: row.status === 'running' ? `#${row.ordinal}` : `#${row.ordinal} (${row.status})` }));
 }
 
-/**
- * Whether an event can change a service's replicas: a container of that service changed state, or
- * a deploy, stop or destroy of its environment finished (replicas come and go with deploys).
- */
-export const changesReplicas = (event: PanelEvent, serviceId: string, environmentId: string | undefined) =>
-  event.serviceId === serviceId || (environmentId !== undefined && event.environmentId === environmentId && event.kind.startsWith('deployment.'));
-
 /** What the view reads: the chosen replica while it is still offered, else the whole target. */
 export const narrowedTarget = (whole: LogTarget, replica: string, choices: readonly Choice[]): LogTarget =>
   replica && choices.some((choice) => choice.value === replica) ? { containerId: replica } : whole;

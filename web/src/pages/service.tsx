@@ -26,7 +26,8 @@ import { ServiceVariables } from '../variables/service-variables.tsx';
 import { RunsAsSection } from './service-tenancy.tsx';
 import { DatabaseBindingsSection } from './service-bindings.tsx';
 import { LogViewer } from '../observe/log-viewer.tsx';
-import { useReplicaChoices } from '../observe/replicas.ts';
+import { replicaChoices } from '../observe/observe-api.ts';
+import { useLiveEnvironment } from '../live-environment.ts';
 import { MetricsPanel } from '../observe/metrics-panel.tsx';
 
 export function ServicePage({ id }: { id: string }) {
@@ -40,7 +41,6 @@ export function ServicePage({ id }: { id: string }) {
   const [variablesRevision, setVariablesRevision] = useState(0);
   const writable = useCanWrite(project.data?.organizationId);
   const organizationId = project.data?.organizationId;
-  const replicas = useReplicaChoices(id, organizationId, environmentId);
   const certificates = useResource(`service-certificates:${organizationId ?? ''}`, async () =>
     organizationId ? (await ingressApi.certificates({ organizationId })).data : new Promise<never>(() => {}),
   );
@@ -56,7 +56,7 @@ export function ServicePage({ id }: { id: string }) {
       {project.data && <TagPicker taggable="services" id={id} organizationId={project.data.organizationId} />}
       <p class="muted">Compose service {service.data.composeServiceName}</p>
       {service.data.description && <p class="lead">{service.data.description}</p>}
-      <LogViewer target={{ serviceId: id }} replicas={replicas} />
+      <ServiceLogs serviceId={id} environmentId={service.data.environmentId} />
       <MetricsPanel target={{ serviceId: id }} kind="containers" />
       <section aria-labelledby="hostings-heading" class="stack">
         <h2 id="hostings-heading">Hostings</h2>
@@ -267,4 +267,14 @@ function HostingFacts({ hosting }: { hosting: Hosting }) {
       </dl>
     </>
   );
+}
+
+/**
+ * The service's logs, offering its replicas as the environment's live container rows say they are
+ * now: a deploy that scales the service, or a replica that exits, shows without a reload.
+ */
+function ServiceLogs({ serviceId, environmentId }: { serviceId: string; environmentId: string }) {
+  const { containers } = useLiveEnvironment(environmentId);
+  const replicas = replicaChoices(containers.filter((row) => row.serviceId === serviceId));
+  return <LogViewer target={{ serviceId }} replicas={replicas} />;
 }
