@@ -9,6 +9,7 @@ import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/requ
 import { assignClientAddress } from './http/plugins/client-address.ts';
 import { applySecurityHeaders } from './http/plugins/security-headers.ts';
 import { referenceRoutes } from './http/reference.ts';
+import { isCatchAll, loadEveryRouteGroup, wasHandedOn } from './http/route-groups.ts';
 import { daemonSurfaces, surfaces } from './http/surfaces.ts';
 import { backupMaker } from './ops/backups.ts';
 import { diskFullMonitor } from './ops/disk-full.ts';
@@ -32,19 +33,26 @@ export function buildApp(given: AppDeps) {
   const checkBody = bodyChecker(() => app.routes);
   const app = new Elysia({ name: 'panel', normalize: false })
     .onRequest(({ request, server, set }) => {
-      started.set(request, performance.now());
+      // A request a lazy surface hands on comes through here twice: its time runs from the first.
+      if (!started.has(request)) started.set(request, performance.now());
       set.headers['x-request-id'] = assignRequestId(request);
       assignClientAddress(request, server, config);
       applySecurityHeaders(set.headers, config);
     })
     .onAfterResponse({ as: 'global' }, ({ request, set, route }) => {
+      // A lazy surface's catch-all hands a request on to the routes it just loaded, which log and
+      // count it; what it answers itself matched no route, labelled like the console's catch-all.
+      const lazy = isCatchAll(route);
+      if (lazy && wasHandedOn(request)) return;
       // The path only: query strings may carry tokens (OAuth callbacks, invitations).
       logger.info('request', { requestId: requestIdOf(request), method: request.method, path: new URL(request.url).pathname, status: set.status });
       const status = typeof set.status === 'number' ? set.status : 200;
       const begun = started.get(request);
-      if (begun !== undefined) deps.hub.observe.http.observe(request.method, route || 'unmatched', status, (performance.now() - begun) / 1000);
+      if (begun !== undefined) deps.hub.observe.http.observe(request.method, lazy ? '/*' : route || 'unmatched', status, (performance.now() - begun) / 1000);
     })
     .onParse({ as: 'global' }, async ({ request, contentType, route }) => {
+      // A lazy surface's catch-all hands the request on with its body unread.
+      if (isCatchAll(route)) return null;
       const body = await parseJsonBody(request, contentType, config.maxBodyBytes);
       return body === undefined ? undefined : checkBody(request, route, body);
     })
@@ -63,7 +71,8 @@ export function buildApp(given: AppDeps) {
     .use(referenceRoutes)
     .use(deps.listener === 'unix' ? daemonSurfaces(deps) : surfaces(deps));
 
-  const describeApi = () => {
+  const describeApi = async () => {
+    await loadEveryRouteGroup(app);
     // Built on first request and again only when routes were added since (tests add routes).
     if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app, { publicUrl: config.publicUrl }) };
     return openApiDocument.document;

@@ -19,6 +19,7 @@
 import { describe, expect, test } from 'bun:test';
 import { buildOpenApiDocument } from '../src/http/openapi.ts';
 import { CLIENT_GUARD, guardOf } from '../src/http/plugins/security.ts';
+import { loadEveryRouteGroup } from '../src/http/route-groups.ts';
 import { createTestApp } from './harness.ts';
 import { addMember, tokenFor } from './identity.ts';
 import { buildRequest, dump, OPTIONAL, party, PREFIX, type RouteShape, type Schema, shapeOf, slotSets } from './route-table.ts';
@@ -32,6 +33,8 @@ function world() {
 }
 
 const discovery = world();
+// The table as the API description has it: every lazily registered route group loaded.
+await loadEveryRouteGroup(discovery.t.app);
 const description = buildOpenApiDocument(discovery.t.app, { publicUrl: discovery.t.config.publicUrl });
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/(.)\/$/, '$1');
 
