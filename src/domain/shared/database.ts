@@ -1,10 +1,9 @@
 import { Column, type DriverValueDecoder, type GetColumnData, is, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
-import type * as schema from '../../db/schema/index.ts';
 import { conflict, type DomainError } from '../../lib/errors.ts';
 
 /** The database or an open transaction: queries run the same on both. */
-export type Queryable = BaseSQLiteDatabase<'sync', void, typeof schema>;
+export type Queryable = BaseSQLiteDatabase<'sync', void>;
 
 /** 409 has_dependents for a restrict delete, naming the kind of row still holding the parent. */
 export const hasDependents = (what: string, dependents: string): DomainError =>
