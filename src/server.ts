@@ -1,6 +1,5 @@
 import type { Database } from 'bun:sqlite';
 import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { buildApp } from './app.ts';
 import type { AppDeps } from './deps.ts';
@@ -178,6 +177,8 @@ async function removeStaleSocket(path: string): Promise<void> {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   if (!existsSync(path)) return;
   if (!lstatSync(path).isSocket()) throw new StartupError(`${path} exists and is not a socket; refusing to replace it`);
+  // Only a crash leaves the socket behind: node:net loads just for that probe.
+  const { connect } = await import('node:net');
   const alive = await new Promise<boolean>((resolve) => {
     const probe = connect(path);
     probe.once('connect', () => { probe.destroy(); resolve(true); });

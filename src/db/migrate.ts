@@ -31,6 +31,8 @@ interface ForeignKeyViolation {
 export function migrate(sqlite: Database, migrations: readonly Migration[]): number {
   assertDistinctTags(migrations);
   if (sqlite.inTransaction) throw new Error('migrate() must not run inside an open transaction');
+  // Every start finds the database up to date: then nothing needs the write lock.
+  if (isUpToDate(sqlite, migrations)) return 0;
 
   const foreignKeysWereOn = readForeignKeysPragma(sqlite);
   if (foreignKeysWereOn) sqlite.run('PRAGMA foreign_keys = OFF');
@@ -39,6 +41,13 @@ export function migrate(sqlite: Database, migrations: readonly Migration[]): num
   } finally {
     if (foreignKeysWereOn) sqlite.run('PRAGMA foreign_keys = ON');
   }
+}
+
+/** Whether exactly these migrations, and no other, are recorded as applied. */
+function isUpToDate(sqlite: Database, migrations: readonly Migration[]): boolean {
+  const applied = appliedMigrationTags(sqlite);
+  const known = new Set(migrations.map((migration) => migration.tag));
+  return applied.length === known.size && applied.every((tag) => known.has(tag));
 }
 
 /** Tags recorded as applied, in the order they were applied. */
