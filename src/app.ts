@@ -3,7 +3,7 @@ import { consoleRoutes } from './http/console.ts';
 import { toErrorResponse } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { prometheusRoutes } from './http/prometheus.ts';
-import { buildOpenApiDocument } from './http/openapi.ts';
+import type { buildOpenApiDocument } from './http/openapi.ts';
 import { bodyChecker, bodyRefusalOf } from './http/plugins/body-check.ts';
 import { assignRequestId, parseJsonBody, requestIdOf } from './http/plugins/request.ts';
 import { assignClientAddress } from './http/plugins/client-address.ts';
@@ -73,8 +73,12 @@ export function buildApp(given: AppDeps) {
 
   const describeApi = async () => {
     await loadEveryRouteGroup(app);
-    // Built on first request and again only when routes were added since (tests add routes).
-    if (openApiDocument?.routes !== app.routes.length) openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app, { publicUrl: config.publicUrl }) };
+    // Built on first request and again only when routes were added since (tests add routes); its
+    // generators load with it: most installs never ask for the description.
+    if (openApiDocument?.routes !== app.routes.length) {
+      const { buildOpenApiDocument } = await import('./http/openapi.ts');
+      openApiDocument = { routes: app.routes.length, document: buildOpenApiDocument(app, { publicUrl: config.publicUrl }) };
+    }
     return openApiDocument.document;
   };
   const described = app.get('/api/openapi.json', describeApi, { detail: { hide: true } });

@@ -14,7 +14,7 @@ import { observabilityOptionsOf } from './daemon/hub/observability.ts';
 import { ensureLocalDaemonCredential } from './daemon/local-credential.ts';
 import { MIGRATIONS } from './db/migrations.ts';
 import { countSealedByKeyId, keyIdsMissingFromRing } from './domain/secrets/reencrypt.ts';
-import { announceInstall } from './domain/identity/install.ts';
+import { announceInstall } from './domain/identity/installed.ts';
 import { backupMaker } from './ops/backups.ts';
 import { diskFullMonitor } from './ops/disk-full.ts';
 import { DatabaseRefusal, isDamageError, openCheckedDatabase, restoreAdvice, writeInstallMarker } from './ops/database-check.ts';

@@ -5,17 +5,19 @@
  * and validated the same way. No database access.
  */
 import { entriesOf, plain } from '../../compose/checks.ts';
-import {
-  type ComposeDocument,
-  composeToText,
-  fromJson,
-  type PresentationExtras,
-  parseComposeText,
-} from '../../compose/document.ts';
+import type { ComposeDocument, PresentationExtras } from '../../compose/document.ts';
+import type * as DocumentText from '../../compose/document.ts';
 import { composeInvalid } from '../../compose/limits.ts';
 import { type StoredPolicy, validateCompose } from '../../compose/validate.ts';
 import { deepEqual, isMapping, type JsonObject } from '../../compose/values.ts';
 import { validationFailed } from '../../lib/errors.ts';
+
+/**
+ * The YAML library and the text side of documents, loaded at the first document read or written
+ * as text: routes and the daemon hub import this module for its pure helpers, and at start most
+ * never touch YAML (the library is several MiB of a start's memory, docs/PERFORMANCE.md (17)).
+ */
+const text = (): typeof DocumentText => require('../../compose/document.ts');
 
 /** The body of PUT .../compose: exactly one of `yaml` and `data`. */
 export interface ComposeInput {
@@ -57,7 +59,7 @@ export function viewOf(document: ComposeDocument | null): ComposeView {
   const editorView = document?.presentation?.editorView;
   return {
     version: 1,
-    yaml: document === null ? '' : composeToText(document),
+    yaml: document === null ? '' : text().composeToText(document),
     data: dataOf(document),
     editorView: typeof editorView === 'string' ? editorView : null,
   };
@@ -71,8 +73,8 @@ export function documentFromInput(input: ComposeInput, previous: ComposeDocument
   if (input.yaml === undefined && input.data === undefined) throw validationFailed('send yaml (text) or data (JSON)', 'yaml');
   if (input.yaml !== undefined && input.data !== undefined) throw validationFailed('send either yaml or data, not both', 'data');
   const extras: PresentationExtras = { ...extrasOf(previous), ...(input.editorView === undefined ? {} : { editorView: input.editorView }) };
-  if (input.yaml !== undefined) return parseComposeText(input.yaml, extras);
-  const document = fromJson(input.data, previous);
+  if (input.yaml !== undefined) return text().parseComposeText(input.yaml, extras);
+  const document = text().fromJson(input.data, previous);
   return { ...document, presentation: { ...extras, yaml: document.presentation.yaml } };
 }
 
@@ -85,14 +87,14 @@ export function documentFromOptions(given: GivenComposeDocument, previous: Compo
   const { yaml, ...extras } = given.presentation ?? {};
   if (yaml !== undefined && typeof yaml !== 'string') throw validationFailed('must be a string', 'options.compose.presentation.yaml');
   if (typeof yaml === 'string') {
-    const document = parseComposeText(yaml, extras as PresentationExtras);
+    const document = text().parseComposeText(yaml, extras as PresentationExtras);
     if (given.data !== undefined && !deepEqual(document.data, given.data)) {
       throw composeInvalid('options.compose.data differs from what presentation.yaml parses to; send one of them');
     }
     return document;
   }
   if (given.data === undefined) throw validationFailed('give data or presentation.yaml', 'options.compose.data');
-  const document = fromJson(given.data, previous);
+  const document = text().fromJson(given.data, previous);
   return { ...document, presentation: { ...(extras as PresentationExtras), yaml: document.presentation.yaml } };
 }
 

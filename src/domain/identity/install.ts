@@ -1,33 +1,20 @@
 /**
  * The install wizard (self-hosted runtime): while no organization exists, the first superadmin
  * proves host access (the one-time install token, or a sudo-group host account through PAM) and
- * creates the first organization. Afterwards the install surface answers 410.
+ * creates the first organization. Afterwards the install surface answers 410. Whether Panel is
+ * installed is ./installed.ts: every guarded request asks, and it needs none of this.
  */
 import { type HostCommandRunner, authenticateHostAccount, bunCommandRunner, isHostAuthAvailable } from '../../auth/pam.ts';
-import { checkInstallToken, discardInstallToken, ensureInstallToken } from '../../auth/install-token.ts';
-import type { Config } from '../../config.ts';
+import { checkInstallToken, discardInstallToken } from '../../auth/install-token.ts';
 import type { Db } from '../../db/client.ts';
 import { organization, user } from '../../db/schema/index.ts';
 import { DomainError } from '../../lib/errors.ts';
-import type { Logger } from '../../lib/logger.ts';
 import { createOrganization } from '../organizations/service.ts';
 import type { IdentityContext, RequestMeta } from './context.ts';
+import { alreadyInstalled, isInstalled, markInstalled } from './installed.ts';
 import { AttemptLimiter, attemptBuckets } from './rate-limit.ts';
 import { startSession } from './sign-in.ts';
 import { emailInUse, findUserByEmail, preparePasswordUser } from './users.ts';
-
-const installedDatabases = new WeakSet<Db>();
-
-/** True once any organization exists (remembered: an installed instance stays installed). */
-export function isInstalled(db: Db): boolean {
-  if (installedDatabases.has(db)) return true;
-  const installed = db.select({ id: organization.id }).from(organization).limit(1).get() !== undefined;
-  if (installed) installedDatabases.add(db);
-  return installed;
-}
-
-export const alreadyInstalled = () => new DomainError('already_installed', 'Panel is already installed');
-export const installRequired = () => new DomainError('install_required', 'Panel is not installed yet; finish the install wizard');
 
 export type InstallProof = { kind: 'token'; token: string } | { kind: 'host'; username: string; password: string };
 
@@ -79,22 +66,7 @@ export async function completeInstall(
     const org = createOrganization(tx as unknown as Db, { name: input.organizationName, ownerUserId: superadmin.id });
     return { user: superadmin, organization: org };
   });
-  installedDatabases.add(ctx.db);
+  markInstalled(ctx.db);
   discardInstallToken(dataDir);
   return { ...created, token: startSession(ctx, created.user, meta).token };
-}
-
-/**
- * At `panel serve`: before the install, make sure the one-time token exists and say where it
- * is; after it, make sure no token is left lying around.
- */
-export function announceInstall(db: Db, config: Config, logger: Logger): void {
-  if (config.runtime !== 'self-hosted') return;
-  if (isInstalled(db)) {
-    discardInstallToken(config.dataDir);
-    return;
-  }
-  const { file } = ensureInstallToken(config.dataDir);
-  // The path only: logs travel further than the data dir (journals, collectors, support tickets).
-  logger.info(`install wizard: open ${config.publicUrl}/install and enter the install token kept in ${file}`, { file });
 }

@@ -5,7 +5,7 @@
  */
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { generateRecoveryCodes, hashRecoveryCode, looksLikeRecoveryCode } from '../../auth/recovery-codes.ts';
-import { generateTotpSecret, matchTotp, totpUri } from '../../auth/totp.ts';
+import type * as Totp from '../../auth/totp.ts';
 import { openSecret, type SecretOwner, sealSecret } from '../../crypto/index.ts';
 import { recoveryCode, type UserTotp, userTotp } from '../../db/schema/index.ts';
 import { conflict, DomainError } from '../../lib/errors.ts';
@@ -14,6 +14,9 @@ import type { Queryable } from '../shared/database.ts';
 import type { IdentityContext } from './context.ts';
 import { AttemptLimiter, attemptBuckets } from './rate-limit.ts';
 import { revokeAllSessions } from './sessions.ts';
+
+/** The TOTP library loads at the first second-factor check or enrolment: most requests never need it. */
+const totp = (): typeof Totp => require('../../auth/totp.ts');
 
 export const totpSecretOwner = (id: string): SecretOwner => ({ table: 'user_totp', column: 'secret', id });
 
@@ -29,7 +32,7 @@ export function findTotp(db: Queryable, userId: string): UserTotp | undefined {
 /** The TOTP code's time step when it is valid and newer than the last accepted one; null otherwise. */
 export function checkTotp(ctx: IdentityContext, row: UserTotp, code: string): number | null {
   const secret = openSecret(ctx.keyring, row.secret, totpSecretOwner(row.id));
-  return matchTotp(secret, code, ctx.clock.now(), row.lastUsedStep);
+  return totp().matchTotp(secret, code, ctx.clock.now(), row.lastUsedStep);
 }
 
 /** Spends a checked step; false when a concurrent request spent it (or a later one) first. */
@@ -75,13 +78,13 @@ export function replaceRecoveryCodes(db: Queryable, userId: string): string[] {
 export function enrolTotp(ctx: IdentityContext, userId: string, accountName: string) {
   const existing = findTotp(ctx.db, userId);
   if (existing?.confirmedAt) throw conflict('totp_already_enabled', 'TOTP is already enabled; disable it first');
-  const secret = generateTotpSecret();
+  const secret = totp().generateTotpSecret();
   const id = newId();
   ctx.db.transaction((tx) => {
     if (existing) tx.delete(userTotp).where(eq(userTotp.id, existing.id)).run();
     tx.insert(userTotp).values({ id, userId, secret: sealSecret(ctx.keyring, secret, totpSecretOwner(id)) }).run();
   });
-  return { secret, uri: totpUri(secret, accountName) };
+  return { secret, uri: totp().totpUri(secret, accountName) };
 }
 
 /**

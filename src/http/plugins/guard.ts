@@ -2,7 +2,7 @@ import { type DocumentDecoration, Elysia } from 'elysia';
 import type { AppDeps } from '../../deps.ts';
 import { verifyCookieValue } from '../../auth/token.ts';
 import type { Actor } from '../../domain/actor.ts';
-import { installRequired, isInstalled } from '../../domain/identity/install.ts';
+import { installRequired, isInstalled } from '../../domain/identity/installed.ts';
 import { resolveActor } from '../../domain/identity/resolve.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { CLIENT_GUARD, requires, ROLE_EXTENSION, type RouteRole, SESSION_COOKIE } from './security.ts';

@@ -11,7 +11,7 @@
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../deps.ts';
 import { signCookieValue } from '../../auth/token.ts';
-import { installRequired, isInstalled } from '../../domain/identity/install.ts';
+import { installRequired, isInstalled } from '../../domain/identity/installed.ts';
 import { assertSameOrigin, sessionCookieName } from './guard.ts';
 
 export const COOKIE_MAX_AGE_SECONDS = 400 * 24 * 60 * 60;

@@ -21,7 +21,7 @@ import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../deps.ts';
 import { configuredProviders } from '../../../auth/oauth/index.ts';
 import { OAuthProviders } from '../../../contract/identity.ts';
-import { installRequired, isInstalled } from '../../../domain/identity/install.ts';
+import { installRequired, isInstalled } from '../../../domain/identity/installed.ts';
 import { completeOAuth, listProviders, type OAuthContext, startOAuth } from '../../../domain/identity/oauth.ts';
 import { DomainError } from '../../../lib/errors.ts';
 import { readCookie } from '../../plugins/guard.ts';

@@ -8,7 +8,8 @@
  */
 import { Elysia } from 'elysia';
 import type { AppDeps } from '../../../deps.ts';
-import { alreadyInstalled, completeInstall, installStatus, isInstalled } from '../../../domain/identity/install.ts';
+import { completeInstall, installStatus } from '../../../domain/identity/install.ts';
+import { alreadyInstalled, isInstalled } from '../../../domain/identity/installed.ts';
 import { notFound } from '../../../lib/errors.ts';
 import { presentUser } from '../../client/v1/auth-schemas.ts';
 import { SignedUp } from '../../../contract/identity.ts';
