@@ -1,6 +1,6 @@
 /**
  * The import graph of src/ and web/ (docs/ARCHITECTURE.md): no cycle anywhere, type imports
- * included, and the pure layers stay pure: `contract` imports valibot only; `compose`,
+ * and modules required when first needed (`require('./x.ts')`) included, and the pure layers stay pure: `contract` imports valibot only; `compose`,
  * `crypto`, `auth` and `fabric` (the allocator and peer configuration) import each other,
  * `contract` and `lib` but no application layer (database, domain, transport, hub);
  * `domain` never reaches the transport or the hub; the console imports from src/ only what is
@@ -12,7 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Glob } from 'bun';
 
 const ROOT = resolve(import.meta.dir, '..');
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+const SPECIFIER = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 interface Module {
   /** Files of this repository it imports, relative to the root. */
