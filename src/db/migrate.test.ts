@@ -26,7 +26,7 @@ const failing = (tag: string): Migration => ({
 
 describe('embedded migrations', () => {
   test('the macro embeds every journal entry, in order, split into statements', () => {
-    expect(EMBEDDED.map((migration) => migration.tag)).toEqual(['0000_create_tables', '0001_add_triggers', '0002_add_api_tokens', '0003_add_identity_tables', '0004_add_list_indexes', '0005_add_daemon_tables', '0006_add_certificate_authority', '0007_add_server_labels', '0008_add_local_key_reset', '0009_add_join_token_replaces', '0010_add_fabric', '0011_add_local_host_access', '0012_add_ingress', '0013_add_server_private_address', '0014_add_observability_tables', '0015_index_log_chunks_by_time']);
+    expect(EMBEDDED.map((migration) => migration.tag)).toEqual(['0000_create_tables', '0001_add_triggers', '0002_add_api_tokens', '0003_add_identity_tables', '0004_add_list_indexes', '0005_add_daemon_tables', '0006_add_certificate_authority', '0007_add_server_labels', '0008_add_local_key_reset', '0009_add_join_token_replaces', '0010_add_fabric', '0011_add_local_host_access', '0012_add_ingress', '0013_add_server_private_address', '0014_add_observability_tables', '0015_index_log_chunks_by_time', '0016_add_table_change', '0017_add_table_change_triggers']);
     // What was inlined at transpile time is what is on disk now.
     expect(EMBEDDED).toEqual(readMigrations());
     for (const { statements } of EMBEDDED) {

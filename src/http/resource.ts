@@ -23,6 +23,8 @@ import { IdParams, listEnvelope, NoContent, type Page } from '../contract/common
 import type { MembershipRole } from '../contract/enums.ts';
 import type { ErrorCode } from '../contract/errors.ts';
 import type { Actor } from '../domain/actor.ts';
+import type { CacheableList } from '../domain/shared/cacheable-list.ts';
+import { answerCache } from './answer-cache.ts';
 import { type Derivations, describedAnswer, presenterOf } from './present.ts';
 import { errorResponses } from './schemas.ts';
 
@@ -49,7 +51,11 @@ export interface ResourceSpec<R extends object, S extends Shape, Q extends Gener
   derive?: Derivations<S>;
   /** The guard resolving `actor` (clientGuard). */
   guard: AnyElysia;
-  list?: Documented & { query: Q; run: (actor: Actor, query: In<Q>) => Page<R> };
+  /**
+   * `run`, or `cached`: a list whose page depends only on counted tables is answered from the
+   * answer cache while they are unchanged, after the caller's authorization (answer-cache.ts).
+   */
+  list?: Documented & { query: Q } & ({ run: (actor: Actor, query: In<Q>) => Page<R> } | { cached: CacheableList<In<Q>, R> });
   /** `answer`: a wider answer than the resource's (a write that shows a generated secret once), presented alike. */
   create?: Documented & { body: C; run: (actor: Actor, body: In<C>) => R | Promise<R>; answer?: Shape };
   read?: Documented & { run: (actor: Actor, id: string) => R };
@@ -73,7 +79,7 @@ interface Context {
   params: { id: string };
   body: never;
   query: never;
-  set: { status?: number | string };
+  set: { status?: number | string; headers: Record<string, string> };
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -112,15 +118,25 @@ export function resourceRoutes<
     );
   }
   if (list) {
-    add(
-      'get',
-      '/',
-      ({ actor, query }) => {
-        const page = list.run(actor, query);
-        return { data: page.data.map(present), nextCursor: page.nextCursor };
-      },
-      { query: list.query, response: responsesOf(200, listEnvelope(spec.schema), list, base), detail: detailOf(tag, list), role: list.role ?? 'member' },
-    );
+    const presentPage = (page: Page<R>) => ({ data: page.data.map(present), nextCursor: page.nextCursor });
+    const hook = { query: list.query, response: responsesOf(200, listEnvelope(spec.schema), list, base), detail: detailOf(tag, list), role: list.role ?? 'member' };
+    if ('cached' in list) {
+      const { cached } = list;
+      const answers = answerCache();
+      add(
+        'get',
+        '/',
+        ({ actor, query, set }) => {
+          cached.authorize(actor, query);
+          set.headers['content-type'] = 'application/json';
+          // The validated query names the page: its keys come in the schema's order.
+          return answers(JSON.stringify(query), cached.changes(), () => JSON.stringify(presentPage(cached.page(query))));
+        },
+        hook,
+      );
+    } else {
+      add('get', '/', ({ actor, query }) => presentPage(list.run(actor, query)), hook);
+    }
   }
   if (read) {
     add('get', '/:id', ({ actor, params }) => present(read.run(actor, params.id)), {

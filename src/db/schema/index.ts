@@ -51,3 +51,4 @@ export * from './event.ts';
 export * from './webhook.ts';
 export * from './ingress.ts';
 export * from './fabric.ts';
+export * from './table_change.ts';

@@ -11,6 +11,7 @@ import { checkMovedEnvironment, overlayOptionsForWrite, reconcileEnvironmentOf }
 import { findProject } from '../projects/queries.ts';
 import { loadProject, refusePlatformProject } from '../projects/service.ts';
 import { requireServerOf } from '../servers/service.ts';
+import { cacheableList } from '../shared/cacheable-list.ts';
 import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
 import { stripKeys } from '../shared/json.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -40,10 +41,12 @@ export function loadEnvironment(db: Queryable, actor: Actor, id: string, access:
   return loadFor(actor, access, 'environment', findEnvironment(db, id));
 }
 
-export function listEnvironments(db: Queryable, actor: Actor, projectId: string, page: PageRequest): Page<Environment> {
-  loadProject(db, actor, projectId);
-  return listEnvironmentsOf(db, projectId, page);
-}
+/** The environments of a project, a page at a time: the same for every caller who may read the project. */
+export const environmentList = (db: Queryable) =>
+  cacheableList<{ projectId: string } & PageRequest, Environment>(db, ['environment'], {
+    authorize: (actor, query) => void loadProject(db, actor, query.projectId),
+    page: (query) => listEnvironmentsOf(db, query.projectId, query),
+  });
 
 /** The columns a client write may set, with platform keys stripped and the pin checked. */
 function writableColumns(db: Queryable, organizationId: string, fields: EnvironmentFields) {

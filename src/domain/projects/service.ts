@@ -11,6 +11,7 @@ import { type Access, type Actor, authorize, loadFor, inOrganization } from '../
 import { baseOptionsForWrite, reconcileProject } from '../compose/service.ts';
 import { findOrganization } from '../organizations/queries.ts';
 import { requireServerOf } from '../servers/service.ts';
+import { cacheableList } from '../shared/cacheable-list.ts';
 import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import { findWorkspace } from '../workspaces/queries.ts';
@@ -64,12 +65,16 @@ function loadClientProject(db: Queryable, actor: Actor, id: string): Project {
   return row;
 }
 
-export function listProjects(db: Queryable, actor: Actor, parents: ProjectParents, page: PageRequest): Page<Project> {
-  if (parents.workspaceId) loadWorkspace(db, actor, parents.workspaceId);
-  else if (parents.organizationId) authorize(actor, parents.organizationId, 'read', 'organization');
-  else throw validationFailed('workspaceId or organizationId is required', 'workspaceId');
-  return listProjectsOf(db, parents, page);
-}
+/** The projects of a workspace or of an organization, a page at a time: the same for every caller who may read that. */
+export const projectList = (db: Queryable) =>
+  cacheableList<ProjectParents & PageRequest, Project>(db, ['project'], {
+    authorize(actor, query) {
+      if (query.workspaceId) loadWorkspace(db, actor, query.workspaceId);
+      else if (query.organizationId) authorize(actor, query.organizationId, 'read', 'organization');
+      else throw validationFailed('workspaceId or organizationId is required', 'workspaceId');
+    },
+    page: (query) => listProjectsOf(db, query, query),
+  });
 
 /** Stored trimmed and NFC-normalized; 1 to 255 characters once trimmed. */
 function normalizeName(name: string | null | undefined): string | null | undefined {

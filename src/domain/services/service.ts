@@ -8,6 +8,7 @@ import type { JsonObject, Service } from '../../db/schema/index.ts';
 import { validationFailed } from '../../lib/errors.ts';
 import { type Access, type Actor, loadFor } from '../actor.ts';
 import { loadEnvironment } from '../environments/service.ts';
+import { cacheableList } from '../shared/cacheable-list.ts';
 import { deleteRestricted, firstDependent, hasDependents, type Queryable } from '../shared/database.ts';
 import { stripKeys } from '../shared/json.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
@@ -38,10 +39,12 @@ export function loadService(db: Queryable, actor: Actor, id: string, access: Acc
   return loadFor(actor, access, 'service', findService(db, id));
 }
 
-export function listServices(db: Queryable, actor: Actor, environmentId: string, page: PageRequest): Page<Service> {
-  loadEnvironment(db, actor, environmentId);
-  return listServicesOf(db, environmentId, page);
-}
+/** The services of an environment, a page at a time: the same for every caller who may read the environment. */
+export const serviceList = (db: Queryable) =>
+  cacheableList<{ environmentId: string } & PageRequest, Service>(db, ['service'], {
+    authorize: (actor, query) => void loadEnvironment(db, actor, query.environmentId),
+    page: (query) => listServicesOf(db, query.environmentId, query),
+  });
 
 export function updateService(db: Queryable, actor: Actor, id: string, changes: ServiceFields): Service {
   const row = loadService(db, actor, id, 'write');

@@ -8,6 +8,7 @@ import type { Workspace } from '../../db/schema/index.ts';
 import { conflict, forbidden } from '../../lib/errors.ts';
 import { type Access, type Actor, authorize, loadFor } from '../actor.ts';
 import { PANEL_WORKSPACE_NAME } from '../organizations/service.ts';
+import { cacheableList } from '../shared/cacheable-list.ts';
 import { deleteRestricted, hasDependents, type Queryable } from '../shared/database.ts';
 import type { Page, PageRequest } from '../shared/pagination.ts';
 import {
@@ -29,10 +30,12 @@ export function loadWorkspace(db: Queryable, actor: Actor, id: string, access: A
   return loadFor(actor, access, 'workspace', findWorkspace(db, id));
 }
 
-export function listWorkspaces(db: Queryable, actor: Actor, organizationId: string, page: PageRequest): Page<Workspace> {
-  authorize(actor, organizationId, 'read', 'organization');
-  return listWorkspacesOf(db, organizationId, page);
-}
+/** The workspaces of an organization, a page at a time: the same for every member. */
+export const workspaceList = (db: Queryable) =>
+  cacheableList<{ organizationId: string } & PageRequest, Workspace>(db, ['workspace'], {
+    authorize: (actor, query) => void authorize(actor, query.organizationId, 'read', 'organization'),
+    page: (query) => listWorkspacesOf(db, query.organizationId, query),
+  });
 
 function assertNameFree(db: Queryable, organizationId: string, name: string | null | undefined, exceptId?: string): void {
   if (name === null || name === undefined) return;

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../../deps.ts';
 import { Environment, EnvironmentCreate, EnvironmentListQuery, EnvironmentUpdate } from '../../../contract/environments.ts';
-import { createEnvironment, deleteEnvironment, listEnvironments, loadEnvironment } from '../../../domain/environments/service.ts';
+import { createEnvironment, deleteEnvironment, environmentList, loadEnvironment } from '../../../domain/environments/service.ts';
 import { changeEnvironment } from '../../../domain/ingress/writes.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
@@ -21,7 +21,7 @@ export const environmentRoutes = (deps: AppDeps) =>
     },
     list: {
       query: EnvironmentListQuery,
-      run: (actor, query) => listEnvironments(deps.db, actor, query.projectId, query),
+      cached: environmentList(deps.db),
       summary: 'List the environments of a project',
     },
     read: { run: (actor, id) => loadEnvironment(deps.db, actor, id), summary: 'Read an environment' },

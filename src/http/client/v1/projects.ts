@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../../deps.ts';
 import { Project, ProjectCreate, ProjectListQuery, ProjectUpdate } from '../../../contract/projects.ts';
-import { createProject, deleteProject, listProjects, loadProject } from '../../../domain/projects/service.ts';
+import { createProject, deleteProject, loadProject, projectList } from '../../../domain/projects/service.ts';
 import { changeProject } from '../../../domain/ingress/writes.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
@@ -21,7 +21,7 @@ export const projectRoutes = (deps: AppDeps) =>
     },
     list: {
       query: ProjectListQuery,
-      run: (actor, query) => listProjects(deps.db, actor, query, query),
+      cached: projectList(deps.db),
       summary: 'List the projects of a workspace or of an organization',
     },
     read: { run: (actor, id) => loadProject(deps.db, actor, id), summary: 'Read a project' },

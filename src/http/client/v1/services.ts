@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../../deps.ts';
 import { Service, ServiceListQuery, ServiceUpdate } from '../../../contract/services.ts';
 import type { Service as ServiceRow } from '../../../db/schema/index.ts';
-import { deleteService, listServices, loadService, updateService } from '../../../domain/services/service.ts';
+import { deleteService, loadService, serviceList, updateService } from '../../../domain/services/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
 
@@ -14,7 +14,7 @@ export const serviceRoutes = (deps: AppDeps) =>
     guard: clientGuard(deps),
     list: {
       query: ServiceListQuery,
-      run: (actor, query) => listServices(deps.db, actor, query.environmentId, query),
+      cached: serviceList(deps.db),
       summary: 'List the services of an environment',
     },
     read: { run: (actor, id) => loadService(deps.db, actor, id), summary: 'Read a service' },

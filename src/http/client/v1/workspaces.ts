@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../../deps.ts';
 import { Workspace, WorkspaceCreate, WorkspaceListQuery, WorkspaceUpdate } from '../../../contract/workspaces.ts';
-import { createWorkspace, deleteWorkspace, listWorkspaces, loadWorkspace, updateWorkspace } from '../../../domain/workspaces/service.ts';
+import { createWorkspace, deleteWorkspace, loadWorkspace, updateWorkspace, workspaceList } from '../../../domain/workspaces/service.ts';
 import { clientGuard } from '../../plugins/guard.ts';
 import { resourceRoutes } from '../../resource.ts';
 
@@ -17,7 +17,7 @@ export const workspaceRoutes = (deps: AppDeps) =>
     },
     list: {
       query: WorkspaceListQuery,
-      run: (actor, query) => listWorkspaces(deps.db, actor, query.organizationId, query),
+      cached: workspaceList(deps.db),
       summary: 'List the workspaces of an organization',
     },
     read: { run: (actor, id) => loadWorkspace(deps.db, actor, id), summary: 'Read a workspace' },
