@@ -5,7 +5,10 @@
  * Seeds a file database with 10,000 services (20 environments of 500), 50,000 variables (five
  * per service) and 200 projects, serves the real app with Bun.serve on 127.0.0.1:0 and drives
  * it from a separate process (the load generator never shares the server's event loop, heap or
- * thread) with 50 concurrent keep-alive clients against:
+ * thread) with 50 concurrent keep-alive connections: `wrk` (one thread) where it is installed, as
+ * the issue's own measurement did, else this file again as a Bun fetch loop (which tops out below
+ * what the server can answer on /api/health, flattering every ratio: the output says which ran),
+ * against:
  *   - GET /api/health (no authentication, one trivial query): the baseline;
  *   - GET /api/client/v1/projects/{id} for random projects (bearer token: actor + project read);
  *   - GET /api/client/v1/services/{id} for random services;
@@ -140,14 +143,8 @@ async function main() {
     { name: 'GET /services?limit=50', urls: environmentIds.map((id) => `${base}/api/client/v1/services?environmentId=${id}&limit=50`), headers: auth },
   ];
 
-  // The load generator: this file again, in its own process, one measurement per IPC message.
-  let answer: ((measurement: Measurement) => void) | undefined;
-  const loader = Bun.spawn([process.execPath, import.meta.path, '--load'], { stdio: ['ignore', 'inherit', 'inherit'], ipc: (message: Measurement) => answer?.(message) });
-  const run = (request: LoadRequest) =>
-    new Promise<Measurement>((resolve) => {
-      answer = resolve;
-      loader.send(request);
-    });
+  const loader = Bun.which('wrk') ? wrkLoader(dataDir) : bunLoader();
+  const run = loader.run;
 
   for (const { urls, headers } of scenarios) await run({ urls, headers, perClient: WARMUP_REQUESTS_PER_CLIENT });
   const rounds: Map<string, Measurement>[] = [];
@@ -159,7 +156,7 @@ async function main() {
 
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const spread = (values: number[], digits: number) => `${format(median(values), digits)} (${format(Math.min(...values), digits)}–${format(Math.max(...values), digits)})`;
-  console.log(`\n${CLIENTS} concurrent clients from another process, ${ROUNDS} interleaved rounds of ${format(CLIENTS * REQUESTS_PER_CLIENT)} requests per route; median (range)\n`);
+  console.log(`\n${CLIENTS} concurrent connections from ${loader.name}, ${ROUNDS} interleaved rounds per route (${loader.round}); median (range)\n`);
   console.log(`${'route'.padEnd(24)} ${'req/s'.padStart(22)} ${'p99 ms'.padStart(20)} ${'ratio to health'.padStart(20)}`);
   for (const { name } of scenarios) {
     const results = rounds.map((round) => round.get(name)!);
@@ -170,11 +167,70 @@ async function main() {
     console.log(`${name.padEnd(24)} ${columns.join(' ')}${goal}${failures > 0 ? `   ${failures} non-200 answers` : ''}`);
   }
 
-  loader.kill();
-  await loader.exited;
+  await loader.stop();
   await server.stop(true);
   sqlite.close();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+interface Loader {
+  name: string;
+  /** What one round of one route is. */
+  round: string;
+  run(request: LoadRequest): Promise<Measurement>;
+  stop(): Promise<void>;
+}
+
+/** This file again, in its own process, one measurement per IPC message. */
+function bunLoader(): Loader {
+  let answer: ((measurement: Measurement) => void) | undefined;
+  const child = Bun.spawn([process.execPath, import.meta.path, '--load'], { stdio: ['ignore', 'inherit', 'inherit'], ipc: (message: Measurement) => answer?.(message) });
+  return {
+    name: 'a Bun fetch loop in another process (wrk is not installed)',
+    round: `${format(CLIENTS * REQUESTS_PER_CLIENT)} requests`,
+    run: (request) =>
+      new Promise<Measurement>((resolve) => {
+        answer = resolve;
+        child.send(request);
+      }),
+    async stop() {
+      child.kill();
+      await child.exited;
+    },
+  };
+}
+
+const WRK_SECONDS_PER_ROUND = 3;
+const WRK_WARMUP_SECONDS = 1;
+
+/** wrk with one thread (the server has the other core), a Lua script picking a random URL per request. */
+function wrkLoader(dir: string): Loader {
+  let scripts = 0;
+  return {
+    name: 'wrk (one thread, another process)',
+    round: `${WRK_SECONDS_PER_ROUND} s`,
+    async run({ urls, headers, perClient }) {
+      const script = join(dir, `load-${scripts++}.lua`);
+      const paths = urls.map((url) => new URL(url).pathname + new URL(url).search);
+      const headerLines = Object.entries(headers).map(([name, value]) => `[${JSON.stringify(name)}] = ${JSON.stringify(value)}`);
+      await Bun.write(
+        script,
+        `local paths = {${paths.map((path) => JSON.stringify(path)).join(',')}}\nlocal headers = {${headerLines.join(',')}}\n` +
+          'request = function() return wrk.format("GET", paths[math.random(#paths)], headers) end\n',
+      );
+      const seconds = perClient === WARMUP_REQUESTS_PER_CLIENT ? WRK_WARMUP_SECONDS : WRK_SECONDS_PER_ROUND;
+      const wrk = Bun.spawn(['wrk', '-t1', `-c${CLIENTS}`, `-d${seconds}s`, '--latency', '-s', script, new URL(urls[0]!).origin], { stdout: 'pipe', stderr: 'inherit' });
+      const output = await new Response(wrk.stdout).text();
+      if ((await wrk.exited) !== 0) throw new Error(`wrk failed:\n${output}`);
+      const milliseconds = (text: string) => Number.parseFloat(text) * (text.endsWith('us') ? 1e-3 : text.endsWith('ms') ? 1 : 1e3);
+      const requestsPerSecond = Number(output.match(/Requests\/sec:\s+([\d.]+)/)![1]);
+      const p50 = milliseconds(output.match(/^\s+50%\s+(\S+)/m)![1]!);
+      const p99 = milliseconds(output.match(/^\s+99%\s+(\S+)/m)![1]!);
+      const failures = Number(output.match(/Non-2xx or 3xx responses:\s+(\d+)/)?.[1] ?? 0) + Number(output.match(/Socket errors:.*?(\d+) timeout/)?.[1] ?? 0);
+      return { requestsPerSecond, p50, p99, failures };
+    },
+    async stop() {},
+  };
 }
 
 if (process.argv[2] === '--load') {
