@@ -1,6 +1,6 @@
-import { and, eq, isNotNull, ne, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNotNull, ne, sql } from 'drizzle-orm';
 import { environment, type NewEnvironment, type NewProject, type Project, project } from '../../db/schema/index.ts';
-import { preparedOnce, type Queryable } from '../shared/database.ts';
+import { preparedOnce, type Queryable, rowDecoder } from '../shared/database.ts';
 import { type Page, type PageRequest, pageWindow, toPage } from '../shared/pagination.ts';
 
 export interface ProjectParents {
@@ -8,10 +8,14 @@ export interface ProjectParents {
   organizationId?: string;
 }
 
-const findProjectStatement = (db: Queryable) => db.select().from(project).where(eq(project.id, sql.placeholder('id'))).prepare();
+const projectFields = getTableColumns(project);
+const decodeProject = rowDecoder(projectFields);
+const findProjectStatement = (db: Queryable) => db.select(projectFields).from(project).where(eq(project.id, sql.placeholder('id'))).prepare();
 
+/** Every project route reads its project first: decoded like services' hot reads (rowDecoder). */
 export function findProject(db: Queryable, id: string): Project | undefined {
-  return preparedOnce(db, findProjectStatement).get({ id });
+  const [values] = preparedOnce(db, findProjectStatement).values({ id });
+  return values && decodeProject(values);
 }
 
 export function listProjectsOf(db: Queryable, parents: ProjectParents, page: PageRequest): Page<Project> {
