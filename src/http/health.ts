@@ -11,7 +11,6 @@
  * for the local server record); that is informative only: Panel serves without a local daemon.
  */
 import type { Database } from 'bun:sqlite';
-import { connect } from 'node:net';
 import { Elysia } from 'elysia';
 import { findLocalServer } from '../domain/daemons/connections.ts';
 import type { Db } from '../db/client.ts';
@@ -82,19 +81,24 @@ export function probeDatabase(sqlite: Database): DatabaseState {
   }
 }
 
-/** True when something accepts connections on the unix socket (bounded by a timeout). */
-export function probeSocket(path: string, timeoutMs = SOCKET_PROBE_TIMEOUT_MS): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    const finish = (listening: boolean) => {
-      clearTimeout(timer);
-      probe.destroy();
-      resolve(listening);
-    };
-    const timer = setTimeout(() => finish(false), timeoutMs);
-    probe.once('connect', () => finish(true));
-    probe.once('error', () => finish(false));
+/**
+ * True when something accepts connections on the unix socket (bounded by a timeout). Bun's own
+ * socket rather than node:net's, whose stream machinery loads at the first probe and stays.
+ */
+export async function probeSocket(path: string, timeoutMs = SOCKET_PROBE_TIMEOUT_MS): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
   });
+  const connected = Bun.connect({ unix: path, socket: { open: (socket) => void socket.end(), data() {} } }).then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([connected, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export const healthRoutes = (deps: HealthDeps, probes: Partial<ReadinessProbes> = {}) => {
