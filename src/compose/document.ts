@@ -106,13 +106,10 @@ export function fromJson(
 }
 
 /**
- * YAML for a plain model without merge tags (a merged or compiled one). Written under the
- * YAML 1.1 rules so strings that older parsers would read as numbers or booleans ("2222:22",
- * "yes", "0644") are quoted for every Compose implementation.
+ * YAML for a plain model without merge tags (a merged or compiled one), under the YAML 1.1
+ * quoting rules (yaml-print.ts).
  */
-export function stringifyComposeModel(model: JsonObject): string {
-  return new Document(model, { version: '1.1' }).toString({ lineWidth: 0 });
-}
+export { stringifyComposeModel } from './yaml-print.ts';
 
 function freshText(data: JsonObject): string {
   if (Object.keys(data).length === 0) return '';
