@@ -10,6 +10,7 @@
  * patched node by node (yaml-patch.ts) so comments on untouched parts survive.
  */
 import { Document, LineCounter, parseDocument, type ToStringOptions } from 'yaml';
+import { readBlockYaml } from './block-yaml.ts';
 import {
   assertDepth,
   assertNestingBound,
@@ -64,14 +65,24 @@ function parseYaml(text: string, limits: ComposeLimits): ParsedYaml {
   return { doc, data };
 }
 
+/**
+ * The data of a text: read directly when it is in the block subset (block-yaml.ts), by the
+ * `yaml` package otherwise, which also gives every error (the caps are checked first either way).
+ */
+function parseYamlData(text: string, limits: ComposeLimits): JsonObject {
+  assertTextSize(text, limits);
+  assertNestingBound(text, limits);
+  const data = readBlockYaml(text, limits.maxDepth);
+  return data === undefined ? parseYaml(text, limits).data : data;
+}
+
 /** Text from the editor → document. Throws compose_invalid (syntax, size, depth, aliases). */
 export function parseComposeText(
   text: string,
   presentationExtras: PresentationExtras = {},
   limits: Partial<ComposeLimits> = {},
 ): ComposeDocument {
-  const { data } = parseYaml(text, resolveLimits(limits));
-  return { version: 1, data, presentation: { ...presentationExtras, yaml: text } };
+  return { version: 1, data: parseYamlData(text, resolveLimits(limits)), presentation: { ...presentationExtras, yaml: text } };
 }
 
 /** The YAML the editor should show for a document. */
