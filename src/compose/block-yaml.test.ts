@@ -9,7 +9,7 @@ import { describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { parseDocument, stringify } from 'yaml';
+import { Document, parseDocument, stringify } from 'yaml';
 import { readBlockYaml } from './block-yaml.ts';
 import { writeComposeYaml } from './compose-yaml.ts';
 import { MERGE_CASE_FAMILIES } from './fixtures/merge/index.ts';
@@ -275,6 +275,12 @@ describe('readBlockYaml reads what the yaml package reads, or declines', () => {
     fc.assert(fc.property(blockScalarText, (text) => expectAgreement(text)), { numRuns: 3000, includeErrorInReport: true });
     expect(read - before).toBeGreaterThan(150);
   }, 60_000);
+
+  test("the schema's plain-scalar tests can be joined into one expression", () => {
+    const tests = new Document(null, YAML_OPTIONS).schema.tags.flatMap((tag) => (tag.default === true && 'test' in tag && tag.test ? [tag.test] : []));
+    expect(tests.length).toBeGreaterThan(5);
+    expect(tests.every((regexp) => regexp.flags === '' && !/\\[1-9]/.test(regexp.source))).toBe(true);
+  });
 
   test('depth beyond the limit, a root that is no mapping, an empty text are left to the package or read as it does', () => {
     const deep = Array.from({ length: 70 }, (_, i) => `${' '.repeat(i * 2)}k${i}:`).join('\n');

@@ -32,8 +32,8 @@ const SCHEMA_1_1_TAGS = new Document(null, { version: '1.1' }).schema.tags;
 /**
  * Whether a plain string would be read as something other than a string (a number, a boolean,
  * null, a date, the merge key `<<`...): the tests of the YAML 1.1 tags the printer consults,
- * joined into one expression. Each is anchored, without flags or back-references, so the union
- * matches exactly when one of them does (yaml-print.test.ts checks it).
+ * joined into one expression: alternatives match exactly when one of them does, as none has
+ * flags or back-references (yaml-print.test.ts checks it).
  */
 export const READS_AS_OTHER_THAN_STRING = new RegExp(
   SCHEMA_1_1_TAGS.flatMap((tag) => (tag.default && tag.tag !== 'tag:yaml.org,2002:str' && 'test' in tag && tag.test ? [`(?:${tag.test.source})`] : [])).join('|'),
