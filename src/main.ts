@@ -50,7 +50,8 @@ function afterStartUp(): void {
 /**
  * `panel compose config` keeps the raised policy on a small project (50 services: a third less
  * CPU) but not on a large one, whose parse and print are loops long enough to repay compiling
- * (500 services: 10-20% more CPU under the raised policy); docs/PERFORMANCE.md (10).
+ * (since the direct reader and printer: even at 500 services, ~25% more CPU under the raised
+ * policy at 1,000); docs/PERFORMANCE.md (10, 16).
  */
 const LARGE_COMPOSE_INPUT_BYTES = 100 * 1024;
 const composeInputBytes = (args: string[]) =>

@@ -20,8 +20,8 @@
  * - `driver: overlay` networks as bridges: routed over the organization's fabric with a subnet of
  *   their own on every server they span, with fixed container addresses and `extra_hosts` for
  *   the services elsewhere; plain bridges otherwise (overlay-networks.ts).
- * The text is written by writeComposeYaml (compose-yaml.ts), which reads back as the same model
- * as stringifyComposeModel's output but is about a hundred times faster on large projects.
+ * The text is written by writeComposeYaml (compose-yaml.ts), which every YAML reader (1.1 and
+ * 1.2) reads back as the model.
  */
 import type { FabricNetwork } from '../contract/fabric.ts';
 import { DomainError, validationFailed } from '../lib/errors.ts';

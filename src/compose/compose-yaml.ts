@@ -1,10 +1,10 @@
 /**
  * Fast block-style YAML for a plain JSON model: the compiled runtime compose.yaml.
  *
- * stringifyComposeModel (document.ts) builds a `yaml` Document node by node, which takes about
- * 0.3 s for a 500-service project with its variables; this writer does the same job in a few
- * milliseconds. It is deliberately conservative, so that every YAML reader (YAML 1.1 and 1.2,
- * go-yaml in Compose, the `yaml` package) reads back exactly the model:
+ * stringifyComposeModel (yaml-print.ts) writes what the `yaml` package writes under YAML 1.1,
+ * which a YAML 1.2 reader can read otherwise (`0o17` is written plain). This writer is
+ * deliberately conservative, so that every YAML reader (YAML 1.1 and 1.2, go-yaml in Compose,
+ * the `yaml` package) reads back exactly the model:
  *
  * - a string is written plain only when it is words of `A-Za-z0-9_./:@+=,~-` separated by single
  *   spaces, without `: ` or a final `:`, starting with a letter, `_`, `/`, `./` or `../` (and

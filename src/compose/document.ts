@@ -10,6 +10,7 @@
  * patched node by node (yaml-patch.ts) so comments on untouched parts survive.
  */
 import { Document, LineCounter, parseDocument, type ToStringOptions } from 'yaml';
+import { readBlockYaml } from './block-yaml.ts';
 import {
   assertDepth,
   assertNestingBound,
@@ -64,14 +65,24 @@ function parseYaml(text: string, limits: ComposeLimits): ParsedYaml {
   return { doc, data };
 }
 
+/**
+ * The data of a text: read directly when it is in the block subset (block-yaml.ts), by the
+ * `yaml` package otherwise, which also gives every error (the caps are checked first either way).
+ */
+function parseYamlData(text: string, limits: ComposeLimits): JsonObject {
+  assertTextSize(text, limits);
+  assertNestingBound(text, limits);
+  const data = readBlockYaml(text, limits.maxDepth);
+  return data === undefined ? parseYaml(text, limits).data : data;
+}
+
 /** Text from the editor → document. Throws compose_invalid (syntax, size, depth, aliases). */
 export function parseComposeText(
   text: string,
   presentationExtras: PresentationExtras = {},
   limits: Partial<ComposeLimits> = {},
 ): ComposeDocument {
-  const { data } = parseYaml(text, resolveLimits(limits));
-  return { version: 1, data, presentation: { ...presentationExtras, yaml: text } };
+  return { version: 1, data: parseYamlData(text, resolveLimits(limits)), presentation: { ...presentationExtras, yaml: text } };
 }
 
 /** The YAML the editor should show for a document. */
@@ -106,13 +117,10 @@ export function fromJson(
 }
 
 /**
- * YAML for a plain model without merge tags (a merged or compiled one). Written under the
- * YAML 1.1 rules so strings that older parsers would read as numbers or booleans ("2222:22",
- * "yes", "0644") are quoted for every Compose implementation.
+ * YAML for a plain model without merge tags (a merged or compiled one), under the YAML 1.1
+ * quoting rules (yaml-print.ts).
  */
-export function stringifyComposeModel(model: JsonObject): string {
-  return new Document(model, { version: '1.1' }).toString({ lineWidth: 0 });
-}
+export { stringifyComposeModel } from './yaml-print.ts';
 
 function freshText(data: JsonObject): string {
   if (Object.keys(data).length === 0) return '';

@@ -51,6 +51,7 @@ export function assertTextSize(text: string, limits: ComposeLimits): void {
  */
 export function assertNestingBound(text: string, limits: ComposeLimits): void {
   const bound = limits.maxDepth * 16;
+  if (!mayExceedNestingBound(text, bound)) return;
   let brackets = 0;
   let indicatorsOnLine = 0;
   for (let i = 0; i < text.length; i++) {
@@ -65,6 +66,25 @@ export function assertNestingBound(text: string, limits: ComposeLimits): void {
       if (++indicatorsOnLine > bound) throw depthExceeded(limits);
     }
   }
+}
+
+/**
+ * A quick pass over the text with indexOf: more than `bound` brackets open at once needs more
+ * than `bound` brackets, and more than `bound` indicators on a line (each followed by a blank)
+ * a line of over 2 * bound characters.
+ */
+function mayExceedNestingBound(text: string, bound: number): boolean {
+  let brackets = 0;
+  for (const bracket of ['[', '{']) {
+    for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) if (++brackets > bound) return true;
+  }
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end;
+    if (stop - start > 2 * bound) return true;
+    start = stop + 1;
+  }
+  return false;
 }
 
 function isBlank(char: string | undefined): boolean {

@@ -132,18 +132,44 @@ function dedupe(items: JsonValue[], indexer: Indexer): JsonValue[] {
   return result;
 }
 
-/** Applies the uniqueness rules everywhere in a model; returns a new model. */
-export function enforceUniqueness(model: JsonObject): JsonObject {
-  return walk(model, []) as JsonObject;
+/**
+ * The rules whose pattern matches a path so far, as a tree over the path's segments: `literal`
+ * for the segments the patterns name at this depth, `other` for any other key (`*`); built once.
+ */
+interface RuleNode {
+  /** The first rule (in UNIQUE_BY order) whose pattern ends here. */
+  indexer: Indexer | undefined;
+  literal: Map<string, RuleNode>;
+  other: RuleNode | undefined;
 }
 
-function walk(value: JsonValue, path: string[]): JsonValue {
-  if (Array.isArray(value)) {
-    const rule = UNIQUE_RULES.find(({ pattern }) => matchesPattern(path, pattern));
-    return rule === undefined ? value : dedupe(value, rule.indexer);
+function ruleNode(rules: typeof UNIQUE_RULES, depth: number): RuleNode | undefined {
+  if (rules.length === 0) return undefined;
+  const deeper = rules.filter(({ pattern }) => pattern.length > depth);
+  const literal = new Map<string, RuleNode>();
+  for (const { pattern } of deeper) {
+    const segment = pattern[depth]!;
+    if (segment === '*' || literal.has(segment)) continue;
+    literal.set(segment, ruleNode(deeper.filter(({ pattern: other }) => other[depth] === '*' || other[depth] === segment), depth + 1)!);
   }
+  return {
+    indexer: rules.find(({ pattern }) => pattern.length === depth)?.indexer,
+    literal,
+    other: ruleNode(deeper.filter(({ pattern }) => pattern[depth] === '*'), depth + 1),
+  };
+}
+
+const RULE_TREE = ruleNode(UNIQUE_RULES, 0);
+
+/** Applies the uniqueness rules everywhere in a model; returns a new model (mappings are copied). */
+export function enforceUniqueness(model: JsonObject): JsonObject {
+  return walk(model, RULE_TREE) as JsonObject;
+}
+
+function walk(value: JsonValue, rules: RuleNode | undefined): JsonValue {
+  if (Array.isArray(value)) return rules?.indexer === undefined ? value : dedupe(value, rules.indexer);
   if (!isMapping(value)) return value;
   const result: JsonObject = {};
-  for (const [key, item] of Object.entries(value)) result[key] = walk(item, [...path, key]);
+  for (const key of Object.keys(value)) result[key] = walk(value[key]!, rules === undefined ? undefined : (rules.literal.get(key) ?? rules.other));
   return result;
 }

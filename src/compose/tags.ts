@@ -54,7 +54,8 @@ export function withoutMergeTags(value: JsonValue): JsonValue {
   const tag = mergeTagOf(value);
   if (tag !== null) return withoutMergeTags(taggedValue(value));
   const result: JsonObject = {};
-  for (const [key, item] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
+    const item = value[key]!;
     if (mergeTagOf(item) === 'reset') continue;
     result[key] = withoutMergeTags(item);
   }
