@@ -73,7 +73,10 @@ function parseYamlData(text: string, limits: ComposeLimits): JsonObject {
   assertTextSize(text, limits);
   assertNestingBound(text, limits);
   const data = readBlockYaml(text, limits.maxDepth);
-  return data === undefined ? parseYaml(text, limits).data : data;
+  if (data === undefined) return parseYaml(text, limits).data;
+  // The reader declines what is too deep; the package's way checks the data once more, so does this.
+  assertDepth(data, limits);
+  return data;
 }
 
 /** Text from the editor → document. Throws compose_invalid (syntax, size, depth, aliases). */
