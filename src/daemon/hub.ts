@@ -43,7 +43,7 @@ import type { Db } from '../db/client.ts';
 import { safeEqual } from '../crypto/primitives.ts';
 import type { Server } from '../db/schema/index.ts';
 import { markDelivered, openCommandsOf } from '../domain/commands/service.ts';
-import { serverForCredential } from '../domain/servers/enroll.ts';
+import { serverIdForCredential } from '../domain/servers/enroll.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { type HubClaim, HubConnection, type HubSocket } from './hub/connection.ts';
@@ -134,9 +134,9 @@ export class DaemonHub {
     return this.options.clock.now().getTime();
   }
 
-  /** The server a bearer credential belongs to (checked before the upgrade), else undefined. */
-  authenticate(credential: string | null): Server | undefined {
-    return credential ? serverForCredential(this.options.db, credential) : undefined;
+  /** The id of the server a bearer credential belongs to (checked before the upgrade), else undefined. */
+  authenticate(credential: string | null): string | undefined {
+    return credential ? serverIdForCredential(this.options.db, credential) : undefined;
   }
 
   /** Whether a unix-socket upgrade presented the local daemon credential (constant time). */
