@@ -11,9 +11,10 @@
  * The route is Elysia's kind of WebSocket route ("WS", what `.ws()` registers) without `.ws()`'s
  * wrapper around every socket (an Elysia context copied into it, a wrapper object per event, the
  * upgrade hook run twice): the hub needs the exact text of each frame (Elysia JSON-parses messages;
- * the frame size limit is counted in bytes of the original), and every upgrade of a reconnect
- * storm paid for the wrapper (and the credential check twice). The socket's callbacks are handed
- * to Bun in its data, where Elysia's Bun adapter calls them (`ws.data.<event>`).
+ * the frame size limit is counted in bytes of the original), and the upgrade itself is the hub's
+ * work, checked and done when the hub's turn allows (DaemonHub.admit): in a reconnect storm,
+ * hundreds of upgrades arrive in one event-loop turn. The socket's callbacks are handed to Bun in
+ * its data, where Elysia's Bun adapter calls them (`ws.data.<event>`).
  */
 import type { ServerWebSocket } from 'bun';
 import { Elysia, status } from 'elysia';
@@ -47,8 +48,10 @@ function socketEvents(hub: DaemonHub, claim: HubClaim) {
 }
 
 export const daemonSocketRoutes = (deps: AppDeps) =>
-  new Elysia({ name: 'ws-daemon' }).route('WS', DAEMON_WS_PATH, ({ request, server }) => {
-    const claim = daemonClaimOf(deps, request);
-    // As `.ws()` answers a request Bun cannot upgrade.
-    return server?.upgrade(request, { data: socketEvents(deps.hub, claim) }) ? undefined : status(400, 'Expected a websocket connection');
-  });
+  new Elysia({ name: 'ws-daemon' }).route('WS', DAEMON_WS_PATH, ({ request, server }) =>
+    deps.hub.admit(() => {
+      const claim = daemonClaimOf(deps, request);
+      // As `.ws()` answers a request Bun cannot upgrade.
+      return server?.upgrade(request, { data: socketEvents(deps.hub, claim) }) ? undefined : status(400, 'Expected a websocket connection');
+    }),
+  );
