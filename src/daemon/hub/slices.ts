@@ -14,7 +14,7 @@
 const COMPACT_AFTER = 1_024;
 
 /** How long the hub's work may hold one event-loop turn, in ms. */
-export const TURN_BUDGET_MS = 4;
+export const TURN_BUDGET_MS = 2;
 
 export class WorkSlices {
   private readonly waiting: { work: () => void; ordered: boolean }[] = [];
@@ -81,7 +81,7 @@ export class WorkSlices {
   }
 
   /** Work waiting for a later turn. */
-  get pending(): number {
+  private get pending(): number {
     return this.waiting.length - this.head;
   }
 
