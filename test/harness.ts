@@ -37,7 +37,9 @@ export function createTestApp(overrides: Partial<Config> = {}) {
   const db = createDb(sqlite);
   const localCredential = newOpaqueToken('pnl');
   const keyring = parseKeyRing(config.secrets);
-  const hub = new DaemonHub({ db, clock, logger: silentLogger, localCredential, observe: observabilityOptionsOf(config, keyring) });
+  // The hub's turns are measured on a clock that stands still: its work runs as it comes, never
+  // left for a later turn because the machine running the tests is slow (src/daemon/hub/slices.ts).
+  const hub = new DaemonHub({ db, clock, logger: silentLogger, localCredential, observe: observabilityOptionsOf(config, keyring), turnClock: () => 0 });
   const deps: AppDeps & { clock: ManualClock } = { config, sqlite, db, keyring, clock, logger: silentLogger, hub };
   const app = buildApp(deps);
 

@@ -145,7 +145,7 @@ describe('heartbeats', () => {
     expect(t.hub.connectionCount).toBe(0);
   });
 
-  test('pings every 30 s, keeps last_seen_at, and drops a daemon silent for 90 s', () => {
+  test('pings every 30 s, keeps last_seen_at, and drops a daemon silent for 90 s', async () => {
     const { t, node, tcp } = setup();
     const { socket, connection } = connect(t, tcp(), helloFrame({ serverId: node.id, machineId: node.machineId }));
     t.clock.advance(30_000);
@@ -155,6 +155,7 @@ describe('heartbeats', () => {
     send(t, connection, { type: 'pong', ts: ping!.ts });
     t.clock.advance(5_000);
     t.hub.tick();
+    await nextTurn(); // last_seen_at is written after the tick's turn
     expect(serverRow(t, node.id).lastSeenAt?.getTime()).toBe(t.clock.now().getTime());
     // A daemon's own ping is answered.
     send(t, connection, { type: 'ping', ts: 42 });
@@ -166,6 +167,7 @@ describe('heartbeats', () => {
     t.clock.advance(1);
     t.hub.tick();
     expect(socket.closedWith?.code).toBe(CLOSE_CODES.goingAway);
+    await nextTurn(); // written like every disconnect, after the turn
     const row = serverRow(t, node.id);
     expect(row.status).toBe('disconnected');
     expect(row.lastSeenAt?.getTime()).toBe(t.clock.now().getTime());

@@ -30,10 +30,14 @@
  *   /ws/client/v1; the tick's last_seen_at touches of connected servers are not (a connected
  *   server is seen now).
  * - The hello handshake is src/daemon/hub/hello.ts. A hello is answered (welcome, open commands)
- *   in its own turn; the record it connects and the records disconnects leave, with their
+ *   when it is handled; the record it connects and the records disconnects leave, with their
  *   events, are written after that turn in batches (src/daemon/hub/hellos.ts,
- *   src/daemon/hub/disconnects.ts): thousands of daemons reconnecting at once are a few commits
- *   between which requests are served, not one commit each.
+ *   src/daemon/hub/disconnects.ts): thousands of daemons reconnecting at once are a few hundred
+ *   commits between which requests are served, not one commit each.
+ * - Upgrades (the credential check and the upgrade, `admit`), frames and those batches are the
+ *   hub's work, which holds an event-loop turn for TURN_BUDGET_MS at most
+ *   (src/daemon/hub/slices.ts): beyond it, work waits for later turns, in arrival order, and
+ *   requests are served in between.
  * - The hub keeps sockets, timers and framing. What a frame changes in the database, and in which
  *   transaction, is the domain's: src/domain/daemons/outcomes.ts (ack, result, report, expiry,
  *   undeliverable commands), src/domain/daemons/fabric.ts (fabric state) and
@@ -43,7 +47,7 @@ import type { Db } from '../db/client.ts';
 import { safeEqual } from '../crypto/primitives.ts';
 import type { Server } from '../db/schema/index.ts';
 import { markDelivered, openCommandsOf } from '../domain/commands/service.ts';
-import { serverForCredential } from '../domain/servers/enroll.ts';
+import { serverIdForCredential } from '../domain/servers/enroll.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { type HubClaim, HubConnection, type HubSocket } from './hub/connection.ts';
@@ -51,12 +55,16 @@ import { DisconnectBatches } from './hub/disconnects.ts';
 import { ChangeFeed } from './hub/feed.ts';
 import { admitHello } from './hub/hello.ts';
 import { HelloBatches } from './hub/hellos.ts';
+import { WorkSlices } from './hub/slices.ts';
 import { Observability, type ObservabilityOptions, WATCHED_METRICS_INTERVAL_MS } from './hub/observability.ts';
 import { findLocalServer, firstOrganizationId, markAllDisconnected, touchLastSeen } from '../domain/daemons/connections.ts';
 import { expireCommands, failUndeliverableCommand, onAck, onIngress, onReport, onResult, type OutcomeContext } from '../domain/daemons/outcomes.ts';
 import { onFabricStatus } from '../domain/daemons/fabric.ts';
 import type { Notifier } from '../domain/notify.ts';
 import { CLOSE_CODES, type CommandFrame, encodeFrame, type Frame, FrameError, type HelloFrame, MAX_HUB_FRAME_BYTES, type ObservabilityFeature, parseFrame } from '../contract/daemon-protocol.ts';
+
+/** Servers whose last_seen_at one statement of the tick writes. */
+export const LAST_SEEN_BATCH = 500;
 
 /** The observability frames this hub takes (announced in the welcome). */
 export const HUB_FEATURES: ObservabilityFeature[] = ['output', 'logs', 'metrics'];
@@ -74,6 +82,11 @@ export interface HubOptions {
   idleTimeoutMs?: number;
   tickIntervalMs?: number;
   expirySweepIntervalMs?: number;
+  /**
+   * How the hub measures its work in an event-loop turn, in ms (src/daemon/hub/slices.ts):
+   * performance.now unless given. Not `clock`, which tests move by minutes within one turn.
+   */
+  turnClock?: () => number;
   /** Log retention, webhook policy and the key ring for webhook secrets (issue 19). */
   observe?: ObservabilityOptions;
 }
@@ -94,6 +107,7 @@ export class DaemonHub {
   private readonly expirySweepIntervalMs: number;
   private readonly hellos: HelloBatches;
   private readonly disconnects: DisconnectBatches;
+  private readonly slices: WorkSlices;
   private nextConnectionId = 1;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
   private interval: ReturnType<typeof setInterval> | null = null;
@@ -114,14 +128,21 @@ export class DaemonHub {
       dispatch: (serverId) => void this.dispatch(serverId),
       credentialRotated: (serverId) => void this.disconnect(serverId, CLOSE_CODES.unauthorized, 'credential rotated by a new enrollment'),
     };
+    this.slices = new WorkSlices(
+      options.turnClock ?? (() => performance.now()),
+      (error) => options.logger.error('daemon hub work failed', { error: (error as Error).message }),
+    );
+    const later = (work: () => void) => this.slices.later(work);
     this.observe = new Observability(options.db, options.clock, options.logger, options.observe ?? {}, (serverId, intervalMs) => this.sendWatch(serverId, intervalMs));
     this.disconnects = new DisconnectBatches({
       ...options,
+      later,
       isConnected: (serverId) => this.byServer.has(serverId),
       disconnected: (rows) => this.serversChanged(rows, false),
     });
     this.hellos = new HelloBatches({
       ...options,
+      later,
       isCurrent: ({ connection, row }) => this.byServer.get(row.id) === connection,
       connected: (rows) => this.serversChanged(rows, true),
       // As for a frame that fails: closed (1011); the daemon reconnects and says hello again.
@@ -134,9 +155,19 @@ export class DaemonHub {
     return this.options.clock.now().getTime();
   }
 
-  /** The server a bearer credential belongs to (checked before the upgrade), else undefined. */
-  authenticate(credential: string | null): Server | undefined {
-    return credential ? serverForCredential(this.options.db, credential) : undefined;
+  /** The id of the server a bearer credential belongs to (checked before the upgrade), else undefined. */
+  authenticate(credential: string | null): string | undefined {
+    return credential ? serverIdForCredential(this.options.db, credential) : undefined;
+  }
+
+  /**
+   * An upgrade (its credential check and the upgrade itself, src/http/ws/daemon.ts), run as the
+   * hub's work (src/daemon/hub/slices.ts): now when this turn allows, answering what `upgrade`
+   * answers or throws; else in a later turn, answering a promise of it. The credential is checked
+   * when the upgrade runs, so one rotated meanwhile is refused.
+   */
+  admit<T>(upgrade: () => T): T | Promise<T> {
+    return this.slices.answer(upgrade);
   }
 
   /** Whether a unix-socket upgrade presented the local daemon credential (constant time). */
@@ -153,8 +184,15 @@ export class DaemonHub {
     return connection;
   }
 
-  /** One frame from a daemon; an internal failure closes the connection (1011) rather than escaping. */
+  /**
+   * One frame from a daemon, handled as the hub's work (now when this turn allows, else in a later
+   * turn, in arrival order); an internal failure closes the connection (1011) rather than escaping.
+   */
   receive(connection: HubConnection, message: string | Buffer | ArrayBuffer | Uint8Array): void {
+    this.slices.run(() => this.receiveNow(connection, message));
+  }
+
+  private receiveNow(connection: HubConnection, message: string | Buffer | ArrayBuffer | Uint8Array): void {
     try {
       this.handle(connection, message);
     } catch (error) {
@@ -317,7 +355,13 @@ export class DaemonHub {
     return this.connections.size;
   }
 
-  /** Timeouts, pings, last_seen_at and the expiry sweep. */
+  /**
+   * Timeouts, pings, last_seen_at and the expiry sweep. last_seen_at is written after the tick's
+   * turn, LAST_SEEN_BATCH servers a statement (10,000 in one took 21-30 ms of CPU). Hellos and
+   * disconnects waiting to be written are left to their batches (a tick writing them all at once
+   * held the event loop, in a reconnect storm, for as long as thousands of writes take); only
+   * disconnects a failed write left are tried again.
+   */
   tick(): void {
     const now = this.now();
     const seen: string[] = [];
@@ -335,9 +379,12 @@ export class DaemonHub {
         this.send(connection, { type: 'ping', ts: now });
       }
     }
-    this.flushHellos(Number.POSITIVE_INFINITY);
-    touchLastSeen(this.options.db, seen, new Date(now));
-    this.flushDisconnects(Number.POSITIVE_INFINITY);
+    const seenAt = new Date(now);
+    for (let start = 0; start < seen.length; start += LAST_SEEN_BATCH) {
+      const batch = seen.slice(start, start + LAST_SEEN_BATCH);
+      this.slices.later(() => touchLastSeen(this.options.db, batch, seenAt));
+    }
+    this.disconnects.retry();
     if (now - this.lastSweepAt >= this.expirySweepIntervalMs) {
       this.lastSweepAt = now;
       expireCommands(this.outcomes);
@@ -359,22 +406,23 @@ export class DaemonHub {
     this.interval.unref?.();
   }
 
-  /** Stops the timer and closes every connection (1001: the daemons reconnect with backoff). */
+  /** Stops the timer and closes every connection (1001: the daemons reconnect with backoff); what waits is done first. */
   stop(): void {
     if (this.interval) clearInterval(this.interval);
     this.interval = null;
+    this.slices.drain();
     this.flushHellos(Number.POSITIVE_INFINITY);
     for (const connection of [...this.connections]) this.terminate(connection, CLOSE_CODES.goingAway, 'control plane stopping');
     this.flushDisconnects(Number.POSITIVE_INFINITY);
     this.observe.stop();
   }
 
-  /** Writes the hellos answered so far (src/daemon/hub/hellos.ts); tick and stop write them all. */
+  /** Writes the hellos answered so far (src/daemon/hub/hellos.ts); stop writes them all. */
   flushHellos(limit?: number): void {
     this.hellos.flush(limit);
   }
 
-  /** Writes the disconnects of the closes so far (src/daemon/hub/disconnects.ts); tick and stop write them all. */
+  /** Writes the disconnects of the closes so far (src/daemon/hub/disconnects.ts); stop writes them all. */
   flushDisconnects(limit?: number): void {
     this.disconnects.flush(limit);
   }

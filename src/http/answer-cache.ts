@@ -3,7 +3,7 @@
  * change counters of the tables it was read from. A page is answered again only while those
  * counters are what they were when it was read, and only after the request's own authorization
  * passed: the text is the same for every caller allowed to ask. Reading a 50-service page costs
- * SQLite alone about twice what a whole /api/health answer does (docs/PERFORMANCE.md, finding 18).
+ * SQLite alone about twice what a whole /api/health answer does (docs/PERFORMANCE.md, finding 20).
  *
  * Bounded by entries and by characters kept; the least recently answered page goes first.
  */

@@ -1,8 +1,8 @@
 /**
  * Route groups registered at their first request. Registering the client surface's routes was
  * the largest part of `panel serve`'s start (about 40 ms of 87 on a quiet machine: Elysia merges
- * hooks, applies macros and analyses every handler as it adds a route), and most requests an
- * install ever gets touch a few groups (docs/PERFORMANCE.md, finding 16).
+ * hooks, applies macros and analyses every handler as it adds a route), while the requests an
+ * install gets mostly touch a few groups (docs/PERFORMANCE.md, finding 18).
  *
  * A surface names its groups with the first path segments under its prefix that each group's
  * routes use (a test keeps these honest: src/http/client/v1/index.test.ts). Until a group is

@@ -1,8 +1,8 @@
 /**
  * The hellos of daemon connections, written in batches (src/daemon/hub.ts), like disconnects
- * (src/daemon/hub/disconnects.ts). A hello is answered in its own turn (welcome, open commands);
- * the record it connects is written after that turn with every other hello of the turn, at most
- * CONNECTION_BATCH in one transaction. A commit per hello, with its event, stalled the server when
+ * (src/daemon/hub/disconnects.ts). A hello is answered when the hub handles it (welcome, open
+ * commands); the record it connects is written after that turn with the other hellos answered
+ * meanwhile, at most CONNECTION_BATCH in one transaction. A commit per hello, with its event, stalled the server when
  * thousands of daemons reconnected at once. A connection that closed or was replaced meanwhile is
  * not written (its disconnect finds the record as the last written hello left it). Should a batch
  * fail (two records claiming one machine id in it), each hello is written alone, so one cannot
@@ -29,6 +29,8 @@ export interface PendingHello {
 export interface HelloOptions {
   db: Db;
   logger: Logger;
+  /** Runs work in a later event-loop turn, after the hub's work waiting (src/daemon/hub/slices.ts). */
+  later(work: () => void): void;
   /** Whether the connection is still its server's live one (else its hello is not written). */
   isCurrent(pending: PendingHello): boolean;
   /** The servers a batch recorded connected, after the commit. */
@@ -49,9 +51,10 @@ export class HelloBatches {
     this.schedule();
   }
 
-  /** Writes the hellos so far, at most `limit` in one transaction; the rest on the next turn. */
+  /** Writes the hellos so far, at most `limit` in one transaction; the rest in a later turn. */
   flush(limit = CONNECTION_BATCH): void {
     this.scheduled = false;
+    if (this.pending.length === 0) return;
     const batch = this.pending.slice(0, limit).filter((pending) => this.options.isCurrent(pending));
     this.pending = this.pending.slice(limit);
     const connect = (db: Queryable, pending: PendingHello) => connectServer(db, pending.row, pending.hello, pending.at, pending.outcome) ?? [];
@@ -76,6 +79,6 @@ export class HelloBatches {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    this.options.later(() => this.flush());
   }
 }

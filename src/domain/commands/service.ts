@@ -13,7 +13,7 @@
  * journal instead of running again. Acks and results only count for the server the command is
  * for: one daemon cannot finish another server's work.
  */
-import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { type DaemonCommand, daemonCommand, type DeploymentKind, type JsonObject } from '../../db/schema/index.ts';
 import { preparedOnce, type Queryable } from '../shared/database.ts';
 import { param } from './prepared.ts';
@@ -60,12 +60,18 @@ export const openCommandsStatement = (db: Queryable) =>
         gt(daemonCommand.expiresAt, sql.placeholder('now')),
       ),
     )
-    .orderBy(asc(daemonCommand.id))
     .prepare();
 
-/** The open, unexpired commands of a server, oldest first: what a (re)connecting daemon gets. */
+const oldestFirst = (a: DaemonCommand, b: DaemonCommand) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The open, unexpired commands of a server, oldest first (ids are time-ordered): what a
+ * (re)connecting daemon gets. Sorted here, not by the query: every hello and every dispatch asks,
+ * and with an ORDER BY each run of the prepared statement costs Bun's SQLite (3.54) what preparing
+ * it costs (~3 µs of the ~4 µs the query took), as if compiled again each time.
+ */
 export function openCommandsOf(db: Queryable, serverId: string, now: Date): DaemonCommand[] {
-  return preparedOnce(db, openCommandsStatement).all({ serverId, now: now.getTime() });
+  return preparedOnce(db, openCommandsStatement).all({ serverId, now: now.getTime() }).sort(oldestFirst);
 }
 
 /*

@@ -15,7 +15,7 @@ import { validationFailed } from '../../lib/errors.ts';
 /**
  * The YAML library and the text side of documents, loaded at the first document read or written
  * as text: routes and the daemon hub import this module for its pure helpers, and at start most
- * never touch YAML (the library is several MiB of a start's memory, docs/PERFORMANCE.md (17)).
+ * never touch YAML (the library is several MiB of a start's memory, docs/PERFORMANCE.md (18)).
  */
 const text = (): typeof DocumentText => require('../../compose/document.ts');
 

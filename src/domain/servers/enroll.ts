@@ -153,9 +153,12 @@ export function enrollServer({ db, clock, notify }: EnrollContext, input: Enroll
 }
 
 const byCredentialStatement = (db: Queryable) =>
-  db.select().from(server).where(eq(server.credentialHash, sql.placeholder('hash'))).prepare();
+  db.select({ id: server.id }).from(server).where(eq(server.credentialHash, sql.placeholder('hash'))).prepare();
 
-/** The server a daemon credential belongs to, or undefined (unknown, rotated or never issued). */
-export function serverForCredential(db: Queryable, credential: string): Server | undefined {
-  return preparedOnce(db, byCredentialStatement).get({ hash: hashToken(credential) });
+/**
+ * The id of the server a daemon credential belongs to, or undefined (unknown, rotated or never
+ * issued). The id only: every daemon upgrade asks, and the hello reads the record itself.
+ */
+export function serverIdForCredential(db: Queryable, credential: string): string | undefined {
+  return preparedOnce(db, byCredentialStatement).get({ hash: hashToken(credential) })?.id;
 }

@@ -35,17 +35,21 @@ export function deleteRestricted(what: string, remove: () => void): void {
   }
 }
 
-const statementCache = new WeakMap<Queryable, Map<unknown, unknown>>();
+const statementCache = new WeakMap<object, Map<unknown, unknown>>();
 
 /**
  * The statement `build` makes, prepared once per database and reused: on hot paths a drizzle
- * `.prepare()`d statement is several times faster than building the query on every call.
+ * `.prepare()`d statement is several times faster than building the query on every call. Kept per
+ * connection (drizzle's session, which a transaction shares with its database), not per object:
+ * keyed by the transaction object, every batch written in a transaction of its own prepared its
+ * statements again.
  */
 export function preparedOnce<T>(db: Queryable, build: (db: Queryable) => T): T {
-  let statements = statementCache.get(db);
+  const connection = (db as unknown as { session: object }).session;
+  let statements = statementCache.get(connection);
   if (!statements) {
     statements = new Map();
-    statementCache.set(db, statements);
+    statementCache.set(connection, statements);
   }
   let statement = statements.get(build) as T | undefined;
   if (statement === undefined) {

@@ -8,51 +8,50 @@
  *   the hub maps the connection to the local server record. Which listener an app instance
  *   serves comes from its deps (`listener`), never from anything the request says.
  *
- * Elysia JSON-parses text messages before its `message` hook runs; the hub must see the exact
- * text (the frame size limit is counted in bytes of the original), so `open` installs the hub's
- * handlers as the socket's raw message/close callbacks (Elysia's Bun adapter dispatches every
- * socket event through `ws.data.<event>`).
+ * The route is Elysia's kind of WebSocket route ("WS", what `.ws()` registers) without `.ws()`'s
+ * wrapper around every socket (an Elysia context copied into it, a wrapper object per event, the
+ * upgrade hook run twice): the hub needs the exact text of each frame (Elysia JSON-parses messages;
+ * the frame size limit is counted in bytes of the original), and the upgrade itself is the hub's
+ * work, checked and done when the hub's turn allows (DaemonHub.admit): in a reconnect storm,
+ * hundreds of upgrades arrive in one event-loop turn. The socket's callbacks are handed to Bun in
+ * its data, where Elysia's Bun adapter calls them (`ws.data.<event>`).
  */
 import type { ServerWebSocket } from 'bun';
-import { Elysia } from 'elysia';
+import { Elysia, status } from 'elysia';
 import type { AppDeps } from '../../deps.ts';
 import { bearerOf } from '../plugins/guard.ts';
 import { DAEMON_WS_PATH } from '../../contract/daemon-protocol.ts';
-import type { HubClaim } from '../../daemon/hub/connection.ts';
+import type { DaemonHub } from '../../daemon/hub.ts';
+import type { HubClaim, HubConnection } from '../../daemon/hub/connection.ts';
 import { DomainError } from '../../lib/errors.ts';
 
-
-interface RawHandlers {
-  daemonClaim?: HubClaim;
-  message?: (socket: ServerWebSocket<unknown>, message: string | Buffer) => void;
-  close?: (socket: ServerWebSocket<unknown>, code: number, reason: string) => void;
-}
-
 /** The claim of an upgrade, or a 401 before any socket exists. */
-export function daemonClaimOf(deps: Pick<AppDeps, 'hub' | 'listener' | 'logger'>, request: Request): HubClaim {
+function daemonClaimOf(deps: Pick<AppDeps, 'hub' | 'listener' | 'logger'>, request: Request): HubClaim {
   if (deps.listener === 'unix') {
     if (deps.hub.authenticateLocal(bearerOf(request))) return { listener: 'unix' };
     deps.logger.warn('refused a client on the local daemon socket: it did not present the local daemon credential');
     throw new DomainError('unauthenticated', 'the local daemon credential is required (panel daemon run --local --credential-file <file>)');
   }
-  const server = deps.hub.authenticate(bearerOf(request));
-  if (!server) throw new DomainError('unauthenticated', 'a daemon credential is required; run panel daemon join');
-  return { listener: 'tcp', serverId: server.id };
+  const serverId = deps.hub.authenticate(bearerOf(request));
+  if (!serverId) throw new DomainError('unauthenticated', 'a daemon credential is required; run panel daemon join');
+  return { listener: 'tcp', serverId };
+}
+
+/** What Bun calls for the socket's events (through Elysia's adapter). */
+function socketEvents(hub: DaemonHub, claim: HubClaim) {
+  let connection: HubConnection;
+  return {
+    open: (socket: ServerWebSocket<unknown>) => void (connection = hub.open(socket, claim)),
+    message: (_socket: ServerWebSocket<unknown>, message: string | Buffer) => hub.receive(connection, message),
+    close: (_socket: ServerWebSocket<unknown>, code: number, reason: string) => hub.closed(connection, code, reason),
+  };
 }
 
 export const daemonSocketRoutes = (deps: AppDeps) =>
-  new Elysia({ name: 'ws-daemon' }).ws(DAEMON_WS_PATH, {
-    beforeHandle(context) {
-      // Elysia spreads the context into the socket's data after this hook.
-      (context as unknown as RawHandlers).daemonClaim = daemonClaimOf(deps, context.request);
-    },
-    open(ws) {
-      const raw = ws.raw as ServerWebSocket<RawHandlers>;
-      const connection = deps.hub.open(raw, raw.data.daemonClaim!);
-      raw.data.message = (_socket, message) => deps.hub.receive(connection, message);
-      raw.data.close = (_socket, code, reason) => deps.hub.closed(connection, code, reason);
-    },
-    message() {
-      // Replaced per socket in open().
-    },
-  });
+  new Elysia({ name: 'ws-daemon' }).route('WS', DAEMON_WS_PATH, ({ request, server }) =>
+    deps.hub.admit(() => {
+      const claim = daemonClaimOf(deps, request);
+      // As `.ws()` answers a request Bun cannot upgrade.
+      return server?.upgrade(request, { data: socketEvents(deps.hub, claim) }) ? undefined : status(400, 'Expected a websocket connection');
+    }),
+  );

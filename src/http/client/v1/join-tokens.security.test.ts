@@ -49,7 +49,7 @@ describe('re-enrolling a machine', () => {
     expect(res.json.error.code).toBe('machine_already_enrolled');
     expect(res.json.error.message).toContain(victim.serverId);
     expect(rowOf(t, victim.serverId)).toEqual(before);
-    expect(t.hub.authenticate(victim.credential)?.id).toBe(victim.serverId);
+    expect(t.hub.authenticate(victim.credential)).toBe(victim.serverId);
     expect(t.db.select().from(joinToken).where(eq(joinToken.id, attempt.id)).get()!.usedAt).toBeNull();
   });
 
@@ -72,8 +72,8 @@ describe('re-enrolling a machine', () => {
     const res = await enroll(t, enrollment(replacingX.token, 'machine-y'));
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('machine_already_enrolled');
-    expect(t.hub.authenticate(x.credential)?.id).toBe(x.serverId);
-    expect(t.hub.authenticate(y.credential)?.id).toBe(y.serverId);
+    expect(t.hub.authenticate(x.credential)).toBe(x.serverId);
+    expect(t.hub.authenticate(y.credential)).toBe(y.serverId);
   });
 
   test('replacing tokens: admins only, servers of the organization only, never the local server; they die with their server', async () => {

@@ -122,7 +122,7 @@ describe('enrollment', () => {
       isLocal: false,
       status: 'pending',
     });
-    expect(t.hub.authenticate(credential)?.id).toBe(serverId);
+    expect(t.hub.authenticate(credential)).toBe(serverId);
     const listed = (await as('GET', `/join-tokens?organizationId=${owner.organizationId}`)).json.data[0];
     expect(listed).toMatchObject({ id, state: 'used', serverId });
     // Single-use: the same token enrolls nothing more.
@@ -176,7 +176,7 @@ describe('enrollment', () => {
     expect(res.json.serverId).toBe(enrolled.serverId);
     expect(res.json.credential).not.toBe(enrolled.credential);
     expect(t.hub.authenticate(enrolled.credential)).toBeUndefined();
-    expect(t.hub.authenticate(res.json.credential)?.id).toBe(enrolled.serverId);
+    expect(t.hub.authenticate(res.json.credential)).toBe(enrolled.serverId);
     const row = t.db.select().from(server).where(eq(server.organizationId, owner.organizationId)).all();
     expect(row).toHaveLength(1);
     expect(row[0]).toMatchObject({ publicKey: second.publicKey, daemonKeyId: second.keyId, hostname: 'renamed' });
