@@ -15,7 +15,7 @@
  */
 import { Document, isScalar } from 'yaml';
 import type { JsonObject, JsonValue } from './values.ts';
-import { YAML_OPTIONS } from './yaml-data.ts';
+import { PROTOTYPE_KEY, YAML_OPTIONS } from './yaml-data.ts';
 
 /** Thrown inside the reader when the text leaves the subset; never escapes readBlockYaml. */
 class OutsideSubset extends Error {}
@@ -174,7 +174,7 @@ class Reader {
     for (;;) {
       const line = this.lines[this.row]!;
       const { key, valueStart } = this.key(line, column);
-      if (key === '__proto__' || key === '<<' || Object.hasOwn(result, key)) throw outside();
+      if (key === PROTOTYPE_KEY || key === '<<' || Object.hasOwn(result, key)) throw outside();
       result[key] = this.entryValue(line, valueStart, column, depth, true);
       const next = this.nextIndent();
       if (next < column) return result;
@@ -390,7 +390,7 @@ class FlowReader {
         if (typeof key.value === 'object' && key.value !== null) throw outside();
         const name = String(key.value);
         if (this.line[key.end] !== ':' || this.line[key.end + 1] !== ' ') throw outside();
-        if (name === '__proto__' || name === '<<' || Object.hasOwn(mapping, name)) throw outside();
+        if (name === PROTOTYPE_KEY || name === '<<' || Object.hasOwn(mapping, name)) throw outside();
         const value = this.item(this.skipSpaces(key.end + 1), depth);
         mapping[name] = value.value;
         pos = value.end;

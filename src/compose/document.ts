@@ -21,7 +21,7 @@ import {
   resolveLimits,
 } from './limits.ts';
 import { isMapping, type JsonObject, type JsonValue, deepEqual } from './values.ts';
-import { nodeToData, YAML_OPTIONS } from './yaml-data.ts';
+import { nodeToData, PROTOTYPE_KEY, prototypeKeyRefused, YAML_OPTIONS } from './yaml-data.ts';
 import { patchDocument } from './yaml-patch.ts';
 
 export interface ComposePresentation {
@@ -141,7 +141,12 @@ function assertJson(value: unknown, path = ''): asserts value is JsonValue {
     return;
   }
   if (isMapping(value) && Object.getPrototypeOf(value) === Object.prototype) {
-    for (const [key, item] of Object.entries(value)) assertJson(item, path === '' ? key : `${path}.${key}`);
+    for (const [key, item] of Object.entries(value)) {
+      const itemPath = path === '' ? key : `${path}.${key}`;
+      // JSON.parse makes it an own key; the first copy made with `result[key] = ...` would not.
+      if (key === PROTOTYPE_KEY) throw prototypeKeyRefused(itemPath);
+      assertJson(item, itemPath);
+    }
     return;
   }
   throw composeInvalid('value is not plain JSON', path || undefined);

@@ -45,6 +45,14 @@ const legacyOctal: ScalarTag = {
 };
 
 /**
+ * `__proto__` is refused as a key wherever it appears: assigned to a plain object it replaces the
+ * object's prototype instead of adding a key, hiding what is under it from every check that walks
+ * the model's own keys, the tenant policy among them (document.security.test.ts).
+ */
+export const PROTOTYPE_KEY = '__proto__';
+export const prototypeKeyRefused = (path: string) => composeInvalid(`${PROTOTYPE_KEY} is not allowed as a key`, path);
+
+/**
  * YAML 1.2 core schema plus legacy octal, whatever a `%YAML` directive says (Compose ignores it
  * too). Duplicate keys are refused by NodeReader: the `yaml` package's own check is quadratic
  * (a 500 KB flat mapping took 15 s).
@@ -157,7 +165,9 @@ class NodeReader {
   private readKey(pair: Pair, path: string): string {
     const key = isAlias(pair.key) ? this.targetOf(pair.key) : pair.key;
     if (!isScalar(key)) throw composeInvalid('mapping keys must be scalars', path || undefined);
-    return String(key.value);
+    const name = String(key.value);
+    if (name === PROTOTYPE_KEY) throw prototypeKeyRefused(joinPath(path, name));
+    return name;
   }
 
   private readMergeSources(value: unknown, depth: number, path: string): JsonObject[] {
