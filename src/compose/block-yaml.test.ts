@@ -291,4 +291,12 @@ describe('readBlockYaml reads what the yaml package reads, or declines', () => {
     expect(readBlockYaml('a: 1\na: 2\n', LIMITS.maxDepth)).toBeUndefined();
     expect(readBlockYaml('a: !reset []\n', LIMITS.maxDepth)).toBeUndefined();
   });
+
+  test('implicit keys up to the 1,024 characters YAML allows them, plain and quoted, at every depth', () => {
+    for (const length of [1023, 1024, 1025, 1030]) {
+      const key = 'k'.repeat(length);
+      for (const text of [`${key}: 1\n`, `a:\n  ${key}: 1\n`, `a:\n- ${key}: 1\n`, `"${key}": 1\n`, `a:\n  '${key}': 1\n`, `a: {${key}: 1}\n`]) expectAgreement(text);
+    }
+    expect(packageData(`${'k'.repeat(1025)}: 1\n`)).toBe('refused');
+  });
 });

@@ -88,6 +88,9 @@ function doubleQuotedValue(source: string): string {
   return value;
 }
 
+/** How far an implicit key's `:` may be from the key's start (YAML 1.2, 7.4.2 and 8.2.2). */
+const MAX_IMPLICIT_KEY = 1024;
+
 const FLOW_INDICATORS = ',[]{}';
 /** Characters a plain scalar cannot start with (`-`, `?` and `:` only when a space follows). */
 const PLAIN_FIRST_REFUSED = ',[]{}#&*!|>\'"%@`';
@@ -185,7 +188,8 @@ class Reader {
   /** The key at `column` and where its value starts (after the `:`). */
   private key(line: string, column: number): { key: string; valueStart: number } {
     const colon = keyIndicator(line, column);
-    if (colon === -1) throw outside();
+    // YAML ends an implicit key within 1,024 characters of its start; the package refuses longer ones.
+    if (colon === -1 || colon - column > MAX_IMPLICIT_KEY) throw outside();
     const ch = line[column];
     const key = ch === '"' || ch === "'" ? quotedScalar(line, column).value : String(plainValue(line.slice(column, colon).trimEnd()));
     return { key, valueStart: colon + 1 };
@@ -387,7 +391,7 @@ class FlowReader {
         pos = item.end;
       } else {
         const key = this.item(pos, depth);
-        if (typeof key.value === 'object' && key.value !== null) throw outside();
+        if ((typeof key.value === 'object' && key.value !== null) || key.end - pos > MAX_IMPLICIT_KEY) throw outside();
         const name = String(key.value);
         if (this.line[key.end] !== ':' || this.line[key.end + 1] !== ' ') throw outside();
         if (name === PROTOTYPE_KEY || name === '<<' || Object.hasOwn(mapping, name)) throw outside();
