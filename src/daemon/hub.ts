@@ -202,7 +202,9 @@ export class DaemonHub {
   }
 
   private handle(connection: HubConnection, message: string | Buffer | ArrayBuffer | Uint8Array): void {
-    if (connection.closed) return;
+    // A frame waits for its turn behind others, and its socket may have closed meanwhile: what an
+    // admitted daemon sent before closing (an ack, a result, a report) is still applied.
+    if (connection.endedByHub || (connection.closed && !connection.serverId)) return;
     if (typeof message !== 'string') return this.terminate(connection, CLOSE_CODES.malformedFrame, 'binary frames are not accepted');
     let frame: Frame;
     try {
@@ -440,6 +442,7 @@ export class DaemonHub {
   private terminate(connection: HubConnection, code: number, reason: string): void {
     if (connection.closed) return;
     connection.closed = true;
+    connection.endedByHub = true;
     try {
       connection.socket.close(code, reason);
     } catch {

@@ -9,7 +9,8 @@ import { eq } from 'drizzle-orm';
 import { enrolledServer, FakeSocket, helloFrame, nextTurn } from '../../test/daemon.ts';
 import { createTestApp } from '../../test/harness.ts';
 import { createOwner } from '../../test/identity.ts';
-import { event, server } from '../db/schema/index.ts';
+import { daemonCommand, event, server } from '../db/schema/index.ts';
+import { insertFabricCommand } from '../domain/fabric/queries.ts';
 import { silentLogger } from '../lib/logger.ts';
 import { DaemonHub } from './hub.ts';
 import { TURN_BUDGET_MS } from './hub/slices.ts';
@@ -79,6 +80,34 @@ describe('a busy turn', () => {
     expect(status(gone.node.id)).toBe('pending');
     expect(t.db.select().from(event).where(eq(event.serverId, gone.node.id)).all()).toEqual([]);
     expect(hub.isConnected(gone.node.id)).toBe(false);
+  });
+
+  test('frames a daemon sent before its socket closed are still handled once their turn comes; frames after the hub refused it are not', async () => {
+    const { t, hub, daemon } = setup();
+    const node = daemon(0);
+    node.hello();
+    const inAnHour = () => new Date(t.clock.now().getTime() + 3_600_000);
+    const acked = insertFabricCommand(t.db, node.node.id, {}, inAnHour());
+    hub.dispatch(node.node.id);
+    expect(t.db.select().from(daemonCommand).where(eq(daemonCommand.id, acked.id)).get()!.status).toBe('delivered');
+    daemon(TURN_BUDGET_MS).hello(); // spends the turn
+    node.send({ type: 'ack', id: acked.id });
+    hub.closed(node.connection, 1000, '');
+    await nextTurn();
+    await nextTurn();
+    expect(t.db.select().from(daemonCommand).where(eq(daemonCommand.id, acked.id)).get()!.status).toBe('acknowledged');
+
+    const refused = daemon(0);
+    refused.hello();
+    const ignored = insertFabricCommand(t.db, refused.node.id, {}, inAnHour());
+    hub.dispatch(refused.node.id);
+    daemon(TURN_BUDGET_MS).hello();
+    refused.send({ type: 'nonsense' }); // the hub closes the connection for it
+    refused.send({ type: 'ack', id: ignored.id });
+    await nextTurn();
+    await nextTurn();
+    expect(refused.socket.closedWith).not.toBeNull();
+    expect(t.db.select().from(daemonCommand).where(eq(daemonCommand.id, ignored.id)).get()!.status).toBe('delivered');
   });
 
   test('an upgrade beyond the budget waits for a later turn, where its credential is checked; stop() settles what waits', async () => {

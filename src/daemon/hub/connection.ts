@@ -17,7 +17,13 @@ export class HubConnection {
   lastFrameAt: number;
   lastPingAt: number;
   seenSinceTick = false;
+  /** The socket is closed, by either side: nothing more is sent on it, and no hello is taken. */
   closed = false;
+  /**
+   * The hub closed it (a refused frame, a replaced connection, stopping): frames still waiting for
+   * their turn are dropped. Frames a daemon sent before closing its socket itself still count.
+   */
+  endedByHub = false;
   /** Whether a `fabric` frame came on this connection yet (the first one retries a failed configuration). */
   fabricReported = false;
   /** Command ids sent on this connection: never twice on one connection. */
