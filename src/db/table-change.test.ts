@@ -34,21 +34,39 @@ describe('change counters of the tables whose list answers are cached', () => {
     }
   });
 
-  test('inserts, updates and deletes raise the counter of their table only, raw SQL as well as drizzle', () => {
+  test("each table's insert, update and delete raise that table's counter and no other, through drizzle and raw SQL", () => {
     const db = createDb(openMigratedDatabase());
     const ids = tree(db);
-    const before = Object.fromEntries(COUNTED_TABLES.map((table) => [table, counter(db, table)]));
-    expect(Object.values(before).every((value) => value >= 1)).toBe(true);
-    db.update(service).set({ description: 'front' }).where(eq(service.id, ids.serviceId)).run();
-    expect(counter(db, 'service')).toBeGreaterThan(before.service!);
-    expect(counter(db, 'environment')).toBe(before.environment!);
-    const afterUpdate = counter(db, 'service');
-    db.$client.run("UPDATE service SET name = 'Front' WHERE id = ?", [ids.serviceId]);
-    expect(counter(db, 'service')).toBeGreaterThan(afterUpdate);
-    const afterRaw = counter(db, 'service');
-    db.delete(service).where(eq(service.id, ids.serviceId)).run();
-    expect(counter(db, 'service')).toBeGreaterThan(afterRaw);
-    expect(counter(db, 'project')).toBe(before.project!);
+    const counters = () => Object.fromEntries(COUNTED_TABLES.map((table) => [table, counter(db, table)])) as Record<CountedTable, number>;
+    /** A fresh row of each counted table, under the seeded tree. */
+    const insert: Record<CountedTable, () => string> = {
+      workspace: () => db.insert(workspace).values({ organizationId: ids.organizationId, name: `ws ${Math.random()}` }).returning().get().id,
+      project: () => db.insert(project).values({ organizationId: ids.organizationId, workspaceId: ids.workspaceId, name: `p ${Math.random()}` }).returning().get().id,
+      environment: () => db.insert(environment).values({ projectId: ids.projectId, name: 'staging' }).returning().get().id,
+      service: () => db.insert(service).values({ environmentId: ids.environmentId, composeServiceName: `svc${Math.floor(Math.random() * 1e9)}` }).returning().get().id,
+    };
+    const writes: [string, (table: CountedTable, id: string) => void][] = [
+      ['update by drizzle', (table, id) => db.update({ workspace, project, environment, service }[table]).set({ description: 'changed' }).where(eq({ workspace, project, environment, service }[table].id, id)).run()],
+      ['update by raw SQL', (table, id) => db.$client.run(`UPDATE "${table}" SET description = 'raw' WHERE id = ?`, [id])],
+      ['delete', (table, id) => db.$client.run(`DELETE FROM "${table}" WHERE id = ?`, [id])],
+    ];
+    for (const table of COUNTED_TABLES) {
+      let before = counters();
+      const id = insert[table]();
+      const expectOnly = (what: string) => {
+        const after = counters();
+        for (const other of COUNTED_TABLES) {
+          const rose = after[other] > before[other];
+          expect({ table, what, other, rose }).toEqual({ table, what, other, rose: other === table });
+        }
+        before = after;
+      };
+      expectOnly('insert');
+      for (const [what, write] of writes) {
+        write(table, id);
+        expectOnly(what);
+      }
+    }
   });
 
   test('a rolled-back write leaves the counter where it was, and inside a transaction nothing is counted for keeping', () => {

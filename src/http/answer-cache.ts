@@ -5,14 +5,16 @@
  * passed: the text is the same for every caller allowed to ask. Reading a 50-service page costs
  * SQLite alone about twice what a whole /api/health answer does (docs/PERFORMANCE.md, finding 20).
  *
- * Bounded by entries and by characters kept; the least recently answered page goes first.
+ * Bounded by entries and by characters kept, for each list route that has one (four do: 4 Mi
+ * characters in all, twice that in bytes for text beyond Latin-1); the least recently answered
+ * page goes first.
  */
 export interface AnswerCacheLimits {
   entries: number;
   characters: number;
 }
 
-export const ANSWER_CACHE_LIMITS: AnswerCacheLimits = { entries: 512, characters: 4 * 1024 * 1024 };
+export const ANSWER_CACHE_LIMITS: AnswerCacheLimits = { entries: 128, characters: 1024 * 1024 };
 
 interface Kept {
   changes: string;

@@ -55,6 +55,13 @@ describe('list pages answered from the cache', () => {
     expect((await member('GET', lists[0]!.path)).json.data.map((row: { id: string }) => row.id)).toContain(added);
   });
 
+  test('the first request of a fresh app, which registers the list routes, is refused without credentials', async () => {
+    for (const { path } of setup().lists) {
+      const { t } = setup();
+      expect({ path, status: (await clientAs(t)('GET', path)).status }).toEqual({ path, status: 401 });
+    }
+  });
+
   test("a kept page is never answered to a caller the request's authorization refuses", async () => {
     const { t, member, stranger, lists, tree } = setup();
     for (const { path } of lists) {
